@@ -1,0 +1,127 @@
+#include "harness/context.h"
+
+#include <link.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "determinism/guard.h"
+
+namespace trickbench {
+namespace {
+
+int CollectBlas(struct dl_phdr_info* info, size_t, void* data) {
+  auto* out = static_cast<std::string*>(data);
+  const std::string name = info->dlpi_name ? info->dlpi_name : "";
+  const std::string base = std::filesystem::path(name).filename().string();
+  const bool blas = base.rfind("libblas", 0) == 0 || base.rfind("libopenblas", 0) == 0 ||
+                    base.rfind("libmkl_rt", 0) == 0 || base.rfind("libblis", 0) == 0 ||
+                    base.rfind("libmkl_core", 0) == 0;
+  if (blas && out->empty()) {
+    std::error_code ec;
+    auto real = std::filesystem::canonical(name, ec);
+    *out = ec ? name : real.string();
+  }
+  return 0;
+}
+
+std::string ReadCommand(const std::string& cmd) {
+  std::string out;
+  if (FILE* p = popen(cmd.c_str(), "r")) {
+    char buf[256];
+    while (fgets(buf, sizeof buf, p)) out += buf;
+    pclose(p);
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return out;
+}
+
+std::string CpuModel() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(colon + 2);
+    }
+  }
+  return "unknown";
+}
+
+std::string Host() {
+  char buf[256] = {0};
+  return gethostname(buf, sizeof buf - 1) == 0 ? buf : "unknown";
+}
+
+// The BLAS line of LibTorch's build configuration ("BLAS_INFO=open").
+std::string BuildBlasInfo() {
+  const std::string config = at::show_config();
+  const auto at = config.find("BLAS_INFO=");
+  if (at == std::string::npos) return "unknown";
+  const auto end = config.find_first_of(",\n", at);
+  return config.substr(at + 10, end == std::string::npos ? std::string::npos : end - at - 10);
+}
+
+}  // namespace
+
+std::string LoadedBlasLibrary() {
+  std::string path;
+  dl_iterate_phdr(CollectBlas, &path);
+  return path;
+}
+
+std::string BlasName(const std::string& p) {
+  if (p.empty()) return "none loaded";
+  if (p.find("openblas") != std::string::npos) return "openblas";
+  if (p.find("mkl") != std::string::npos) return "mkl";
+  if (p.find("blis") != std::string::npos) return "blis";
+  if (p.find("atlas") != std::string::npos) return "atlas";
+  if (p.find("/blas/") != std::string::npos) return "reference blas (netlib)";
+  return "unknown";
+}
+
+std::string GitRevision() {
+  if (const char* v = std::getenv("TRICKBENCH_GIT_REVISION"); v && *v) return v;
+  const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+  const std::string dir = ws && *ws ? ws : ".";
+  std::string rev = ReadCommand("git -C '" + dir + "' rev-parse --short=12 HEAD 2>/dev/null");
+  if (rev.empty()) return "unknown";
+  if (!ReadCommand("git -C '" + dir + "' status --porcelain --untracked-files=no 2>/dev/null")
+           .empty()) {
+    rev += "-dirty";
+  }
+  return rev;
+}
+
+Context CaptureContext(const torch::Device& device) {
+  Context c;
+  c.emplace_back("torch_version", TORCH_VERSION);
+  c.emplace_back("libtorch_build", at::show_config().find("CUDA") != std::string::npos &&
+                                           torch::cuda::is_available()
+                                       ? "cuda"
+                                       : "cpu");
+  c.emplace_back("device", device.str());
+  c.emplace_back("device_name", device.is_cuda() ? "cuda device " + std::to_string(device.index())
+                                                 : CpuModel());
+  c.emplace_back("cuda_available", torch::cuda::is_available() ? "true" : "false");
+  c.emplace_back("cuda_device_count", std::to_string(torch::cuda::device_count()));
+  c.emplace_back("intra_op_threads", std::to_string(at::get_num_threads()));
+  c.emplace_back("inter_op_threads", std::to_string(at::get_num_interop_threads()));
+  const std::string blas_lib = LoadedBlasLibrary();
+  c.emplace_back("blas", BlasName(blas_lib));
+  c.emplace_back("blas_library", blas_lib.empty() ? "none" : blas_lib);
+  c.emplace_back("blas_build_info", BuildBlasInfo());
+  c.emplace_back("mkldnn", at::hasMKLDNN() ? "true" : "false");
+  c.emplace_back("host", Host());
+  c.emplace_back("cpu_model", CpuModel());
+  c.emplace_back("cpu_cores", std::to_string(std::thread::hardware_concurrency()));
+  c.emplace_back("git_revision", GitRevision());
+  c.emplace_back("determinism", Describe(CurrentDeterminismFlags()));
+  return c;
+}
+
+}  // namespace trickbench

@@ -1,0 +1,174 @@
+// trickbench's trick contract: one PyTorch performance trick, one file, one class.
+//
+// A trick is a class derived from trickbench::Trick. It builds its workload in SetUp,
+// has one member function per variant (the first is the baseline), and says what its
+// last run produced in Result(). The harness owns everything else: seeding, warm-up,
+// timing, repetitions, memory, NVTX, skipping, the equivalence and active checks,
+// reproducibility and the JSON.
+//
+//   // benches/no_grad_inference.cc
+//   #include "harness/trick.h"
+//
+//   class NoGradInference : public trickbench::Trick {
+//    public:
+//     void SetUp(const trickbench::Setting& s) override {
+//       model_ = trickbench::workloads::Mlp(s.device);
+//       input_ = torch::randn({64, 512}, s.device);
+//     }
+//     void GradMode() { out_ = model_->forward(input_); }
+//     void NoGrad() { torch::NoGradGuard g; out_ = model_->forward(input_); }
+//     trickbench::Tensors Result() override { return {out_}; }
+//     std::string Inactive(const std::string& variant) override {
+//       return variant != "grad_mode" && out_.requires_grad() ? "output still records autograd" : "";
+//     }
+//    private:
+//     torch::nn::Sequential model_{nullptr};
+//     torch::Tensor input_, out_;
+//   };
+//
+//   TRICKBENCH_TRICK(no_grad_inference, NoGradInference)
+//       .Category("Model architecture and training")
+//       .Source("A14, B")
+//       .Claim("less memory and time")
+//       .Variant("grad_mode", &NoGradInference::GradMode)
+//       .Variant("no_grad", &NoGradInference::NoGrad)
+//       .Bitwise();
+//
+// The Bazel macro in benches/defs.bzl turns benches/<id>.cc into //benches:<id> (the
+// benchmark binary, whose main is harness/main.cc) and //benches:<id>_test.
+//
+// What the harness does with a trick, per case and variant:
+//   checks: seed, fresh instance, SetUp, Run CheckSteps() times under a CPU memory
+//           reporter, Result() compared with the baseline's within the tolerance,
+//           Inactive() asked; any failure makes the whole trick "invalid", untimed.
+//   timing: another fresh seeded instance per (case, variant), SetUp untimed, then
+//           the variant body in Google Benchmark's loop, repetitions interleaved.
+//   repro:  two seeded runs of the reproduced variant (the last, unless
+//           .Reproduce() names another) under the deterministic guard must give
+//           bitwise-equal fingerprints of Result().
+#pragma once
+
+#include <torch/torch.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace trickbench {
+
+using Tensors = std::vector<torch::Tensor>;
+
+// What one trick instance is set up for.
+struct Setting {
+  std::string case_name;  // one of TrickDef::cases(); "" for a trick with one case
+  torch::Device device = torch::kCPU;
+};
+
+class Trick {
+ public:
+  virtual ~Trick() = default;
+
+  // Builds models and data for `setting`. Untimed; the RNGs are seeded just before.
+  virtual void SetUp(const Setting& setting) {}
+
+  // What the last variant run produced (outputs, updated parameters, loaded data).
+  // Compared across variants for equivalence, fingerprinted for reproducibility.
+  virtual Tensors Result() = 0;
+
+  // Empty when the trick really was in effect in the last run of `variant`; else a
+  // sentence saying why not (e.g. "output dtype is Float, expected BFloat16").
+  virtual std::string Inactive(const std::string& variant) { return ""; }
+
+  // Extra per-variant figures for the JSON (parameter counts, FLOP per run...), read
+  // after the checks' runs of that variant. Keys become Google Benchmark counters.
+  virtual std::map<std::string, double> Counters(const std::string& variant) { return {}; }
+
+  // Items (samples, elements) one run processes; > 0 adds items_per_second.
+  virtual int64_t ItemsPerRun() const { return 0; }
+};
+
+struct Tolerance {
+  double rtol = 0;
+  double atol = 0;
+  bool bitwise() const { return rtol == 0 && atol == 0; }
+};
+
+// The registered description of a trick. Built with the chained setters below.
+class TrickDef {
+ public:
+  using Factory = std::function<std::unique_ptr<Trick>()>;
+  using Body = std::function<void(Trick&)>;
+  struct VariantSpec {
+    std::string name;
+    Body body;
+  };
+
+  TrickDef(std::string id, Factory factory);
+
+  TrickDef& Category(std::string category);
+  TrickDef& Source(std::string source);  // "A14, B": the article markers of TRICKS.md
+  TrickDef& Claim(std::string claim);    // the article's claim, quoted
+  // Runs only with CUDA: on a machine without it the trick is reported as skipped
+  // with this reason.
+  TrickDef& NeedsCuda(std::string why);
+  TrickDef& Cases(std::vector<std::string> cases);
+  TrickDef& Bitwise();
+  TrickDef& Tolerance(double rtol, double atol);
+  // How many runs of each variant before its Result() is compared (default 2).
+  TrickDef& CheckSteps(int steps);
+  // The variant whose reproducibility is checked (default: the last one).
+  TrickDef& Reproduce(std::string variant);
+
+  TrickDef& AddVariant(std::string name, Body body);
+  template <typename T>
+  TrickDef& Variant(std::string name, void (T::*fn)()) {
+    return AddVariant(std::move(name), [fn](Trick& t) { (static_cast<T&>(t).*fn)(); });
+  }
+
+  const std::string& id() const { return id_; }
+  const std::string& category() const { return category_; }
+  const std::string& source() const { return source_; }
+  const std::string& claim() const { return claim_; }
+  bool needs_cuda() const { return needs_cuda_; }
+  const std::string& needs_cuda_reason() const { return needs_cuda_reason_; }
+  const std::vector<std::string>& cases() const { return cases_; }
+  const std::vector<VariantSpec>& variants() const { return variants_; }
+  const trickbench::Tolerance& tolerance() const { return tolerance_; }
+  int check_steps() const { return check_steps_; }
+  const std::string& reproduced_variant() const;
+  int VariantIndex(const std::string& name) const;  // -1 when unknown
+  std::unique_ptr<Trick> Make() const { return factory_(); }
+
+ private:
+  std::string id_, category_, source_, claim_;
+  bool needs_cuda_ = false;
+  std::string needs_cuda_reason_;
+  std::vector<std::string> cases_{""};
+  std::vector<VariantSpec> variants_;
+  trickbench::Tolerance tolerance_;
+  int check_steps_ = 2;
+  std::string reproduce_;
+  Factory factory_;
+};
+
+// Every trick linked into this binary, in registration order.
+const std::vector<TrickDef*>& RegisteredTricks();
+// nullptr when no trick has that id.
+TrickDef* FindTrick(const std::string& id);
+
+namespace internal {
+TrickDef& Register(std::unique_ptr<TrickDef> def);
+}  // namespace internal
+
+}  // namespace trickbench
+
+#define TRICKBENCH_CONCAT_INNER(a, b) a##b
+#define TRICKBENCH_CONCAT(a, b) TRICKBENCH_CONCAT_INNER(a, b)
+
+// Registers trick class `cls` under `id` (the file stem) and opens a chain of setters.
+#define TRICKBENCH_TRICK(id, cls)                                                       \
+  static ::trickbench::TrickDef& TRICKBENCH_CONCAT(trickbench_trick_, id)               \
+      [[maybe_unused]] = ::trickbench::internal::Register(std::make_unique<::trickbench::TrickDef>( \
+          #id, [] { return std::unique_ptr<::trickbench::Trick>(new cls()); }))

@@ -1,0 +1,177 @@
+// The test every trick gets (//benches:<id>_test, from benches/defs.bzl).
+//
+// Linked with exactly one trick; args: --expected_id=<file stem> and
+// --trick_binary=<path of //benches:<id>>. It checks that the trick registered under
+// its file's name, that its variants agree and are in effect, that its reproduced
+// variant gives bitwise-equal fingerprints in one process and in two fresh processes
+// (and a different one for another seed, so the check can fail), and smoke-runs the
+// binary with a tiny time budget and asserts on the JSON it writes.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "determinism/fingerprint.h"
+#include "harness/atomic_file.h"
+#include "harness/runner.h"
+
+namespace trickbench {
+namespace {
+
+std::string g_expected_id;
+std::string g_trick_binary;
+
+const TrickDef& Def() {
+  const auto& all = RegisteredTricks();
+  if (all.size() != 1) {
+    ADD_FAILURE() << "expected one registered trick, found " << all.size();
+    std::abort();
+  }
+  return *all.front();
+}
+
+bool NeedsMissingCuda() { return Def().needs_cuda() && !torch::cuda::is_available(); }
+
+std::string TmpDir() {
+  const char* d = std::getenv("TEST_TMPDIR");
+  return d ? d : "/tmp";
+}
+
+struct Proc {
+  int exit_code = -1;
+  std::string out;
+};
+
+// Runs the trick binary with `flags`, stdout captured, stderr to the test log.
+Proc RunBinary(const std::string& flags) {
+  Proc p;
+  const std::string cmd = g_trick_binary + " " + flags;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return p;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) p.out.append(buf, n);
+  const int status = pclose(pipe);
+  p.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return p;
+}
+
+TEST(Trick, RegisteredUnderItsFileName) {
+  const TrickDef& def = Def();
+  EXPECT_EQ(def.id(), g_expected_id);
+  EXPECT_EQ(ValidateDef(def), "");
+  EXPECT_EQ(FindTrick(g_expected_id), &def);
+}
+
+TEST(Trick, VariantsAgreeAndAreInEffect) {
+  if (NeedsMissingCuda()) GTEST_SKIP() << "needs CUDA: " << Def().needs_cuda_reason();
+  const CheckReport report = RunChecks(Def(), torch::kCPU, /*seed=*/0);
+  EXPECT_TRUE(report.ok) << report.reason;
+  ASSERT_EQ(report.cases.size(), Def().cases().size());
+  for (const auto& cc : report.cases) {
+    ASSERT_EQ(cc.variants.size(), Def().variants().size());
+    for (const auto& vc : cc.variants) {
+      EXPECT_TRUE(vc.vs_baseline.equal) << cc.case_name << "/" << vc.variant << ": "
+                                        << vc.vs_baseline.detail;
+      EXPECT_EQ(vc.inactive, "") << cc.case_name << "/" << vc.variant;
+    }
+  }
+}
+
+TEST(Trick, ReproducibleInProcessAndSensitiveToTheSeed) {
+  if (NeedsMissingCuda()) GTEST_SKIP() << "needs CUDA: " << Def().needs_cuda_reason();
+  for (const std::string& c : Def().cases()) {
+    const Fingerprint a = ReproduceFingerprint(Def(), c, torch::kCPU, 1);
+    const Fingerprint b = ReproduceFingerprint(Def(), c, torch::kCPU, 1);
+    EXPECT_EQ(a, b) << "case '" << c << "' diverged at " << FirstDifference(a, b).value_or("?");
+    const Fingerprint other = ReproduceFingerprint(Def(), c, torch::kCPU, 2);
+    EXPECT_NE(a, other) << "case '" << c
+                        << "': seed 2 gives the same fingerprint as seed 1; the result does "
+                           "not depend on the seeded RNG, so this check could not fail";
+  }
+}
+
+TEST(Trick, ReproducibleAcrossProcesses) {
+  if (NeedsMissingCuda()) GTEST_SKIP() << "needs CUDA: " << Def().needs_cuda_reason();
+  const Proc a = RunBinary("--fingerprint --seed=3 --threads=1");
+  const Proc b = RunBinary("--fingerprint --seed=3 --threads=1");
+  ASSERT_EQ(a.exit_code, 0) << a.out;
+  ASSERT_EQ(b.exit_code, 0) << b.out;
+  const auto ja = nlohmann::json::parse(a.out);
+  const auto jb = nlohmann::json::parse(b.out);
+  ASSERT_EQ(ja["cases"].size(), Def().cases().size());
+  EXPECT_EQ(ja["cases"], jb["cases"]);
+  EXPECT_EQ(ja["variant"], Def().reproduced_variant());
+}
+
+TEST(Trick, SmokeRunWritesCompleteJson) {
+  const std::string out = TmpDir() + "/" + g_expected_id + ".json";
+  std::remove(out.c_str());
+  const Proc p = RunBinary("--out=" + out + " --min_time=0.001 --threads=1");
+  ASSERT_EQ(p.exit_code, 0) << p.out;
+  std::string error;
+  const auto j = nlohmann::json::parse(ReadFile(out, &error));
+  ASSERT_EQ(error, "");
+  const auto& tb = j.at("trickbench");
+  EXPECT_EQ(tb.at("schema_version"), kResultSchemaVersion);
+  EXPECT_EQ(tb.at("id"), g_expected_id);
+  EXPECT_FALSE(tb.at("claim").get<std::string>().empty());
+  for (const char* key : {"torch_version", "intra_op_threads", "blas", "device", "git_revision",
+                          "determinism", "cuda_available"}) {
+    EXPECT_TRUE(j.at("context").contains(key)) << "context lacks " << key;
+  }
+  if (NeedsMissingCuda()) {
+    EXPECT_EQ(tb.at("status"), "skipped");
+    EXPECT_NE(tb.at("reason").get<std::string>().find("CUDA"), std::string::npos);
+    EXPECT_TRUE(j.at("benchmarks").empty());
+    return;
+  }
+  EXPECT_EQ(tb.at("status"), "ok") << tb.at("reason");
+  EXPECT_EQ(j.at("context").at("intra_op_threads"), "1");
+  // Every case x variant ran the default 9 repetitions and has its memory counter.
+  std::map<std::string, int> repetitions;
+  std::set<std::string> medians;
+  for (const auto& b : j.at("benchmarks")) {
+    EXPECT_FALSE(b.value("error_occurred", false)) << b.dump();
+    if (b.at("run_type") == "iteration") {
+      ++repetitions[b.at("run_name")];
+      EXPECT_TRUE(b.contains("peak_bytes")) << b.at("name");
+      EXPECT_GT(b.at("real_time").get<double>(), 0) << b.at("name");
+    } else if (b.at("aggregate_name") == "median") {
+      medians.insert(b.at("run_name"));
+    }
+  }
+  const auto& checks = tb.at("checks");
+  ASSERT_EQ(checks.size(), Def().cases().size());
+  for (const auto& cc : checks) {
+    ASSERT_EQ(cc.at("variants").size(), Def().variants().size());
+    for (const auto& v : cc.at("variants")) {
+      const std::string name = v.at("benchmark");
+      EXPECT_EQ(repetitions[name], 9) << name;
+      EXPECT_EQ(medians.count(name), 1u) << name;
+      EXPECT_TRUE(v.at("equivalent").get<bool>()) << name;
+      EXPECT_TRUE(v.at("active").get<bool>()) << name;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace trickbench
+
+int main(int argc, char** argv) {
+  testing::InitGoogleTest(&argc, argv);
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a.rfind("--expected_id=", 0) == 0) trickbench::g_expected_id = a.substr(14);
+    if (a.rfind("--trick_binary=", 0) == 0) trickbench::g_trick_binary = a.substr(15);
+  }
+  if (trickbench::g_expected_id.empty() || trickbench::g_trick_binary.empty()) {
+    std::fprintf(stderr, "usage: %s --expected_id=ID --trick_binary=PATH\n", argv[0]);
+    return 2;
+  }
+  return RUN_ALL_TESTS();
+}

@@ -1,0 +1,70 @@
+"""@local_cuda: the CUDA toolkit, detected (CUDA_HOME, else /usr/local/cuda), never required.
+
+Targets:
+  @local_cuda//:nvtx     NVTX3 headers (header-only) with TRICKBENCH_HAVE_NVTX=1 when found,
+                         an empty library otherwise, so NVTX ranges compile to nothing.
+  @local_cuda//:cudart   the CUDA runtime, for --config=cuda builds only.
+"""
+
+_BUILD = """
+package(default_visibility = ["//visibility:public"])
+
+cc_library(
+    name = "nvtx",
+    hdrs = {nvtx_hdrs},
+    includes = {nvtx_includes},
+    defines = {nvtx_defines},
+    linkopts = {nvtx_linkopts},
+)
+
+cc_library(
+    name = "cudart",
+    hdrs = {cuda_hdrs},
+    includes = {cuda_includes},
+    linkopts = {cuda_linkopts},
+)
+"""
+
+def _find_include(ctx, home):
+    for sub in ["include", "targets/x86_64-linux/include", "targets/sbsa-linux/include"]:
+        p = ctx.path(home + "/" + sub)
+        if p.get_child("cuda_runtime_api.h").exists or p.get_child("nvtx3").exists:
+            return p
+    return None
+
+def _cuda_impl(ctx):
+    home = ctx.os.environ.get("CUDA_HOME", "") or "/usr/local/cuda"
+    inc = _find_include(ctx, home) if ctx.path(home).exists else None
+    fields = dict(
+        nvtx_hdrs = "[]",
+        nvtx_includes = "[]",
+        nvtx_defines = "[]",
+        nvtx_linkopts = "[]",
+        cuda_hdrs = "[]",
+        cuda_includes = "[]",
+        cuda_linkopts = "[]",
+    )
+    if inc and inc.get_child("nvtx3").get_child("nvToolsExt.h").exists:
+        ctx.symlink(inc.get_child("nvtx3"), "nvtx/nvtx3")
+        fields.update(
+            nvtx_hdrs = "glob([\"nvtx/nvtx3/**\"])",
+            nvtx_includes = "[\"nvtx\"]",
+            nvtx_defines = "[\"TRICKBENCH_HAVE_NVTX=1\"]",
+            nvtx_linkopts = "[\"-ldl\"]",
+        )
+    if inc and inc.get_child("cuda_runtime_api.h").exists:
+        ctx.symlink(inc, "cuda_include")
+        libdir = str(ctx.path(home + "/lib64").realpath)
+        fields.update(
+            cuda_hdrs = "glob([\"cuda_include/*.h\", \"cuda_include/crt/**\"])",
+            cuda_includes = "[\"cuda_include\"]",
+            cuda_linkopts = repr(["-L" + libdir, "-Wl,-rpath," + libdir, "-lcudart"]),
+        )
+    ctx.file("WORKSPACE", "workspace(name = \"local_cuda\")\n")
+    ctx.file("BUILD", _BUILD.format(**fields))
+
+cuda_repository = repository_rule(
+    implementation = _cuda_impl,
+    environ = ["CUDA_HOME"],
+    local = True,
+)
