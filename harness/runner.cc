@@ -135,6 +135,41 @@ json ChecksJson(const CheckReport& report, const TrickDef& def) {
   return cases;
 }
 
+// Two seeded runs of the reproduced variant under DeterministicGuard, per case: the
+// per-trick row of the reproducibility matrix.
+json ReproducibilityJson(const TrickDef& def, const torch::Device& device, uint64_t seed) {
+  json cases = json::array();
+  bool all_equal = true;
+  std::string detail;
+  for (const auto& c : def.cases()) {
+    json row = {{"case", c}};
+    try {
+      const Fingerprint a = ReproduceFingerprint(def, c, device, seed);
+      const Fingerprint b = ReproduceFingerprint(def, c, device, seed);
+      row["bitwise_reproducible"] = a == b;
+      row["fingerprint"] = a.Hex();
+      if (a != b) {
+        all_equal = false;
+        const std::string where = FirstDifference(a, b).value_or("?");
+        row["first_difference"] = where;
+        if (detail.empty()) detail = (c.empty() ? "" : c + ": ") + "runs differ at " + where;
+      }
+    } catch (const std::exception& e) {
+      all_equal = false;
+      row["bitwise_reproducible"] = false;
+      row["error"] = DescribeException(e);
+      if (detail.empty()) detail = (c.empty() ? "" : c + ": ") + DescribeException(e);
+    }
+    cases.push_back(row);
+  }
+  return {{"checked", true},
+          {"variant", def.reproduced_variant()},
+          {"bitwise_reproducible", all_equal},
+          {"fingerprint", cases.empty() ? "" : cases[0].value("fingerprint", "")},
+          {"detail", detail},
+          {"cases", cases}};
+}
+
 json TrickJson(const TrickDef& def, const RunOptions& opts, const torch::Device& device,
                const std::string& status, const std::string& reason) {
   json variants = json::array();
@@ -216,7 +251,11 @@ void PrintSummary(const json& result, const CheckReport& checks, const TrickDef&
       std::cout << line.str() << "\n";
     }
   }
-  std::cout << "  (intervals and verdicts: reports/, from run-all)\n";
+  const json& repro = result["trickbench"]["reproducibility"];
+  std::cout << "  reproducible under the deterministic guard ("
+            << repro.value("variant", "") << "): "
+            << (repro.value("bitwise_reproducible", false) ? "bitwise" : "NO: " + repro.value("detail", ""))
+            << "\n  (intervals and verdicts: reports/, from run-all)\n";
 }
 
 }  // namespace
@@ -530,6 +569,7 @@ int TrickMain(int argc, char** argv) {
                                "); no CUDA device here (cuda_available=false)";
     json result = ResultWithoutBenchmarks(context, executable);
     result["trickbench"] = TrickJson(def, opts, device, "skipped", reason);
+    result["trickbench"]["reproducibility"] = {{"checked", false}, {"detail", reason}};
     std::cout << def.id() << ": skipped: " << reason << "\n";
     return WriteResult(out_path, result) ? 0 : 1;
   }
@@ -538,11 +578,14 @@ int TrickMain(int argc, char** argv) {
             << def.cases().size() << " case(s) on " << device.str() << ", " << threads
             << " threads\n";
   const CheckReport checks = RunChecks(def, device, opts.seed);
+  const json reproducibility = checks.ok ? ReproducibilityJson(def, device, opts.seed)
+                                         : json{{"checked", false}, {"detail", "checks failed"}};
   if (!checks.ok || opts.check_only) {
     json result = ResultWithoutBenchmarks(context, executable);
     result["trickbench"] = TrickJson(def, opts, device, checks.ok ? "checked" : "invalid",
                                      checks.ok ? "timing not run (--check_only)" : checks.reason);
     result["trickbench"]["checks"] = ChecksJson(checks, def);
+    result["trickbench"]["reproducibility"] = reproducibility;
     if (!checks.ok) std::cerr << def.id() << ": invalid: " << checks.reason << "\n";
     if (!WriteResult(out_path, result)) return 1;
     return checks.ok ? 0 : kExitInvalid;
@@ -663,6 +706,7 @@ int TrickMain(int argc, char** argv) {
   }
   result["trickbench"] = TrickJson(def, opts, device, status, reason);
   result["trickbench"]["checks"] = ChecksJson(checks, def);
+  result["trickbench"]["reproducibility"] = reproducibility;
   if (!WriteResult(out_path, result)) return 1;
   if (status == "ok") PrintSummary(result, checks, def);
   else std::cerr << def.id() << ": " << status << ": " << reason << "\n";

@@ -128,9 +128,13 @@ TEST(Trick, SmokeRunWritesCompleteJson) {
     EXPECT_EQ(tb.at("status"), "skipped");
     EXPECT_NE(tb.at("reason").get<std::string>().find("CUDA"), std::string::npos);
     EXPECT_TRUE(j.at("benchmarks").empty());
+    EXPECT_FALSE(tb.at("reproducibility").at("checked").get<bool>());
     return;
   }
   EXPECT_EQ(tb.at("status"), "ok") << tb.at("reason");
+  EXPECT_TRUE(tb.at("reproducibility").at("checked").get<bool>());
+  EXPECT_TRUE(tb.at("reproducibility").at("bitwise_reproducible").get<bool>())
+      << tb.at("reproducibility").dump();
   EXPECT_EQ(j.at("context").at("intra_op_threads"), "1");
   // Every case x variant ran the default 9 repetitions and has its memory counter.
   std::map<std::string, int> repetitions;

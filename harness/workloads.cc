@@ -22,12 +22,53 @@ Batch ClassificationBatch(int64_t batch, int64_t in, int64_t classes, const torc
   return b;
 }
 
-torch::Tensor TrainStep(torch::nn::Sequential& model, torch::optim::Optimizer& optimizer,
-                        const Batch& batch) {
-  auto loss = torch::nn::functional::cross_entropy(model->forward(batch.input), batch.target);
-  loss.backward();
-  optimizer.step();
-  return loss.detach();
+Batch ImageBatch(int64_t batch, int64_t channels, int64_t height, int64_t width, int64_t classes,
+                 const torch::Device& device) {
+  Batch b;
+  b.input = torch::randn({batch, channels, height, width}).to(device);
+  b.target = torch::randint(classes, {batch}, torch::kLong).to(device);
+  return b;
+}
+
+namespace {
+torch::nn::Conv2d Conv3x3(int64_t in, int64_t out, bool bias) {
+  return torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, 3).padding(1).bias(bias));
+}
+}  // namespace
+
+SmallCnnImpl::SmallCnnImpl(const CnnSize& size) : size_(size) {
+  stem_conv_ = register_module("stem_conv", Conv3x3(size.in_channels, size.channels, size.conv_bias));
+  stem_bn_ = register_module("stem_bn", torch::nn::BatchNorm2d(size.channels));
+  for (int64_t i = 0; i < size.blocks; ++i) {
+    Block b;
+    const std::string p = "block" + std::to_string(i) + "_";
+    b.conv1 = register_module(p + "conv1", Conv3x3(size.channels, size.channels, size.conv_bias));
+    b.bn1 = register_module(p + "bn1", torch::nn::BatchNorm2d(size.channels));
+    b.conv2 = register_module(p + "conv2", Conv3x3(size.channels, size.channels, size.conv_bias));
+    b.bn2 = register_module(p + "bn2", torch::nn::BatchNorm2d(size.channels));
+    blocks_.push_back(b);
+  }
+  fc_ = register_module("fc", torch::nn::Linear(size.channels, size.classes));
+}
+
+torch::Tensor SmallCnnImpl::Block::forward(const torch::Tensor& x) {
+  auto y = torch::relu(bn1->forward(conv1->forward(x)));
+  y = bn2->forward(conv2->forward(y));
+  return torch::relu(y + x);
+}
+
+torch::Tensor SmallCnnImpl::Stem(const torch::Tensor& x) {
+  return torch::relu(stem_bn_->forward(stem_conv_->forward(x)));
+}
+
+torch::Tensor SmallCnnImpl::Head(const torch::Tensor& x) {
+  return fc_->forward(x.mean({2, 3}));
+}
+
+torch::Tensor SmallCnnImpl::forward(torch::Tensor x) {
+  x = Stem(x);
+  for (auto& b : blocks_) x = b.forward(x);
+  return Head(x);
 }
 
 std::vector<torch::Tensor> Parameters(const torch::nn::Module& model) {
