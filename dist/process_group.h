@@ -1,0 +1,51 @@
+// c10d over Gloo for trickbench's rank processes: joining a group, and the two
+// collectives data-parallel training needs (DDP's own, written out).
+//
+//   auto env = *ParseRankEnv(std::getenv, &error);
+//   auto group = trickbench::dist::JoinGlooGroup(env, std::chrono::seconds(60));
+//   trickbench::dist::BroadcastParameters(*group, model->parameters(), /*root=*/0);
+//   loss.backward();
+//   trickbench::dist::AverageGradients(*group, model->parameters());  // all ranks equal
+//   optimizer.step();                                                 // same update everywhere
+//
+// Rank 0 hosts the c10d TCPStore at MASTER_ADDR:MASTER_PORT (the torch convention);
+// the others connect to it. On loopback Gloo's pairs are bound to 127.0.0.1.
+// Needs the c10d Gloo headers (Debian: libgloo-dev) and USE_C10D_GLOO, which this
+// library's BUILD target defines for its users.
+#pragma once
+
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/torch.h>
+
+#include <chrono>
+#include <vector>
+
+#include "dist/rank_env.h"
+
+namespace trickbench::dist {
+
+// Rendezvous through the TCPStore and a ProcessGroupGloo whose collectives fail after
+// `timeout` (a peer that died or hangs). Throws c10::Error when the store cannot be
+// reached or hosted within `timeout`.
+c10::intrusive_ptr<c10d::ProcessGroupGloo> JoinGlooGroup(const RankEnv& env,
+                                                         std::chrono::milliseconds timeout);
+
+// Sums every parameter's grad over the group and divides by the group size, through
+// one flat buffer (one all-reduce, as DDP's buckets do). Parameters without a grad
+// are an error: every rank must contribute the same tensors.
+void AverageGradients(c10d::ProcessGroup& group, const std::vector<torch::Tensor>& params);
+
+// Overwrites every rank's tensors with root's (DDP does this once, at construction).
+void BroadcastTensors(c10d::ProcessGroup& group, const std::vector<torch::Tensor>& tensors,
+                      int root);
+
+// Any IValue (tuple, string, tensors...) from root to every rank, pickled. `timeout`
+// bounds the wait (ranks idle between commands wait here).
+c10::IValue BroadcastValue(c10d::ProcessGroup& group, const c10::IValue& value, int root,
+                           std::chrono::milliseconds timeout);
+
+// IValue <-> bytes (torch's pickle format), for pipes and broadcasts.
+std::vector<char> Pickle(const c10::IValue& value);
+c10::IValue Unpickle(const std::vector<char>& bytes);
+
+}  // namespace trickbench::dist
