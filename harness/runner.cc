@@ -20,6 +20,10 @@
 #include "harness/memory.h"
 #include "harness/nvtx.h"
 
+#ifdef TRICKBENCH_CUDA
+#include "harness/cuda_timing.h"
+#endif
+
 namespace trickbench {
 namespace {
 
@@ -47,6 +51,37 @@ Google Benchmark benchmark (repetitions interleaved), and writes one JSON result
 Exit status: 0 measured or skipped (with its reason), 2 bad command line,
 3 invalid (a check failed), 1 other errors.
 )";
+
+#ifdef TRICKBENCH_CUDA
+constexpr char kCudaUsage[] = R"(
+CUDA build:
+  --flush_l2          on a CUDA device, write a buffer twice the L2 size before every
+                      timed iteration (untimed), so each one starts with a cold cache
+On a CUDA device each iteration is timed with CUDA events on the current stream
+(Google Benchmark manual time); see docs/GPU.md.
+)";
+
+// Set once by TrickMain from --flush_l2 and the device.
+bool g_flush_l2 = false;
+
+// UseManualTime makes Google Benchmark 1.7 append this to every name it writes. The
+// result file drops it again, so that benchmark names (and the names in
+// trickbench.checks that reports pair them by) are the same on every device;
+// trickbench.settings.timing says how the times were taken.
+constexpr char kManualTimeSuffix[] = "/manual_time";
+
+void DropManualTimeSuffix(json* result) {
+  for (auto& b : (*result)["benchmarks"]) {
+    for (const char* key : {"name", "run_name"}) {
+      if (!b.contains(key) || !b[key].is_string()) continue;
+      std::string v = b[key].get<std::string>();
+      const auto at = v.find(kManualTimeSuffix);
+      if (at != std::string::npos) v.erase(at, sizeof(kManualTimeSuffix) - 1);
+      b[key] = v;
+    }
+  }
+}
+#endif
 
 bool StartsWith(const std::string& s, const std::string& prefix) {
   return s.rfind(prefix, 0) == 0;
@@ -249,6 +284,18 @@ void PrintSummary(const json& result, const CheckReport& checks, const TrickDef&
       line << "peak CPU memory " << base.peak_bytes << " -> " << vc.peak_bytes << " bytes ("
            << std::showpos << mem << std::noshowpos << "%)";
       std::cout << line.str() << "\n";
+#ifdef TRICKBENCH_CUDA
+      const auto base_dev = base.counters.find("cuda_peak_allocated_bytes");
+      const auto var_dev = vc.counters.find("cuda_peak_allocated_bytes");
+      if (base_dev != base.counters.end() && var_dev != vc.counters.end()) {
+        const double b = base_dev->second, v = var_dev->second;
+        std::ostringstream dev;
+        dev << std::fixed << std::setprecision(2) << "    peak device memory (CUDA caching allocator) "
+            << static_cast<int64_t>(b) << " -> " << static_cast<int64_t>(v) << " bytes ("
+            << std::showpos << (b > 0 ? 100.0 * (v - b) / b : 0.0) << std::noshowpos << "%)";
+        std::cout << dev.str() << "\n";
+      }
+#endif
     }
   }
   const json& repro = result["trickbench"]["reproducibility"];
@@ -323,6 +370,15 @@ bool ParseRunOptions(const std::vector<std::string>& args, RunOptions* opts, std
     } else if (name == "check_only") {
       if (!no_value()) return false;
       opts->check_only = true;
+    } else if (name == "flush_l2") {
+      if (!no_value()) return false;
+#ifdef TRICKBENCH_CUDA
+      opts->flush_l2 = true;
+#else
+      *error = "--flush_l2 needs a CUDA build (Bazel --config=cuda, or CMake with a CUDA "
+               "LibTorch); this binary has no CUDA support";
+      return false;
+#endif
     } else if (name == "help") {
       opts->help = true;
     } else {
@@ -418,6 +474,9 @@ CheckReport RunChecks(const TrickDef& def, const torch::Device& device, uint64_t
           trick->SetUp(Setting{case_name, device});
           vc.setup_bytes = meter.live_bytes();
           meter.ResetPeak();  // SetUp's temporaries are not the variant's cost
+#ifdef TRICKBENCH_CUDA
+          cuda::DeviceMemoryMeter device_meter(device);  // no-op unless a CUDA device
+#endif
           const int64_t allocs_before = meter.allocations();
           for (int s = 0; s < def.check_steps(); ++s) variant.body(*trick);
           vc.peak_bytes = meter.peak_bytes();
@@ -426,6 +485,9 @@ CheckReport RunChecks(const TrickDef& def, const torch::Device& device, uint64_t
           result = trick->Result();
           vc.inactive = trick->Inactive(variant.name);
           vc.counters = trick->Counters(variant.name);
+#ifdef TRICKBENCH_CUDA
+          device_meter.AddCounters(&vc.counters);
+#endif
         }
         if (vi == 0) {
           baseline = result;
@@ -504,6 +566,9 @@ int TrickMain(int argc, char** argv) {
   }
   if (opts.help) {
     std::cout << kUsage;
+#ifdef TRICKBENCH_CUDA
+    std::cout << kCudaUsage;
+#endif
     return 0;
   }
   const auto& tricks = RegisteredTricks();
@@ -531,6 +596,12 @@ int TrickMain(int argc, char** argv) {
     std::cerr << "trickbench: " << error << "\n";
     return kExitUsage;
   }
+#ifdef TRICKBENCH_CUDA
+  g_flush_l2 = opts.flush_l2 && device.is_cuda();
+  if (opts.flush_l2 && !device.is_cuda()) {
+    std::cerr << "trickbench: --flush_l2 ignored: the device is " << device.str() << "\n";
+  }
+#endif
   const int threads =
       opts.threads > 0 ? opts.threads : std::max(1u, std::thread::hardware_concurrency());
   at::set_num_threads(threads);
@@ -637,6 +708,9 @@ int TrickMain(int argc, char** argv) {
       const VariantCheck* vc = check_of[{ci, vi}];
       const uint64_t seed = opts.seed;
       const double warmup_seconds = std::min(0.05, opts.min_time);
+#ifdef TRICKBENCH_CUDA
+      benchmark::internal::Benchmark* registered =
+#endif
       benchmark::RegisterBenchmark(
           name.c_str(),
           [&def, slots, ci, vi, vc, seed, device, name, warmup_seconds](benchmark::State& state) {
@@ -662,7 +736,15 @@ int TrickMain(int argc, char** argv) {
               Trick& trick = *slot.trick;
               {
                 NvtxRange measured(name + "/measured");
+#ifdef TRICKBENCH_CUDA
+                if (device.is_cuda()) {
+                  cuda::TimeOnCurrentStream(state, device.index(), g_flush_l2, [&] { body(trick); });
+                } else {
+                  for (auto _ : state) body(trick);
+                }
+#else
                 for (auto _ : state) body(trick);
+#endif
               }
               state.counters["peak_bytes"] = static_cast<double>(vc->peak_bytes);
               state.counters["run_peak_bytes"] = static_cast<double>(vc->run_peak_bytes);
@@ -678,6 +760,9 @@ int TrickMain(int argc, char** argv) {
               state.SkipWithError(slot.error.c_str());
             }
           });
+#ifdef TRICKBENCH_CUDA
+      if (device.is_cuda()) registered->UseManualTime();
+#endif
     }
   }
   benchmark::RunSpecifiedBenchmarks();
@@ -692,6 +777,9 @@ int TrickMain(int argc, char** argv) {
     std::cerr << "trickbench: Google Benchmark wrote no readable JSON (" << read_error << ")\n";
     return 1;
   }
+#ifdef TRICKBENCH_CUDA
+  if (device.is_cuda()) DropManualTimeSuffix(&result);
+#endif
   std::string status = "ok", reason;
   for (const auto& b : result["benchmarks"]) {
     if (b.value("error_occurred", false)) {
@@ -705,6 +793,12 @@ int TrickMain(int argc, char** argv) {
     reason = "no benchmark ran (check --benchmark_filter)";
   }
   result["trickbench"] = TrickJson(def, opts, device, status, reason);
+#ifdef TRICKBENCH_CUDA
+  if (device.is_cuda()) {
+    result["trickbench"]["settings"]["timing"] = "cuda_events";
+    result["trickbench"]["settings"]["flush_l2"] = g_flush_l2;
+  }
+#endif
   result["trickbench"]["checks"] = ChecksJson(checks, def);
   result["trickbench"]["reproducibility"] = reproducibility;
   if (!WriteResult(out_path, result)) return 1;

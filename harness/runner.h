@@ -34,6 +34,7 @@ struct RunOptions {
   bool list = false;         // print the trick's variants and cases, run nothing
   bool fingerprint = false;  // print the reproduced variant's fingerprint as JSON
   bool check_only = false;   // checks and memory only, no timing
+  bool flush_l2 = false;     // CUDA builds only: cold L2 before every timed iteration
   bool help = false;
   std::vector<std::string> benchmark_flags;  // --benchmark_* passed through
 };

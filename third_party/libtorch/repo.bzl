@@ -18,10 +18,15 @@ cc_library(
     linkopts = {linkopts},
 )
 
+# LibTorch's CUDA libraries, with the CUDA runtime's headers and library (the c10/cuda
+# and ATen/cuda headers include cuda_runtime_api.h): what any --config=cuda source needs.
 cc_library(
     name = "libtorch_cuda",
     linkopts = {cuda_linkopts},
-    deps = [":libtorch"],
+    deps = [
+        ":libtorch",
+        "@local_cuda//:cudart",
+    ],
 )
 
 # What this build links against, for the environment record of every result.

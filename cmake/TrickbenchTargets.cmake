@@ -1,0 +1,258 @@
+# The targets, derived from the sources' #include lines so that nothing lists tricks
+# (or their dependencies) by hand:
+#
+#   benches/<id>.cc (+ <id>_cuda.cc with CUDA) + harness/main.cc  ->  benches/<id>
+#   every folder whose headers a trick includes, transitively      ->  a static library
+#     of that folder's *.cc, without tests (*_test.cc, files that include gtest), files
+#     with their own main(), and *_cuda.cc unless CUDA is on
+#   harness/run_all.cc -> run_all;  harness/gpu_selftest.cc -> gpu_selftest;
+#   reports/<name>_main.cc -> <name> (the report and compare tools)
+#
+# A folder that includes <opencv2/...> or <lmdb.h> needs that library; when it is
+# missing, the folder and every trick that depends on it are left out with the reason
+# (listed in <build>/skipped_tricks.txt), and the rest still builds.
+
+set(TRICKBENCH_COPTS -Wall -Wextra -Wno-unused-parameter -Wno-maybe-uninitialized
+    -Wno-missing-field-initializers -Wno-deprecated-declarations)
+set(_src "${PROJECT_SOURCE_DIR}")
+
+# Externals a header name calls for: include pattern -> trickbench:: target.
+set(_external_patterns "^opencv2/" "^lmdb\\.h$")
+set(_external_targets opencv lmdb)
+
+# trickbench_scan(<files> OUT_PACKAGES <var> OUT_EXTERNALS <var>): the project folders
+# whose headers the files include (relative to the source root), and the externals.
+function(trickbench_scan)
+  cmake_parse_arguments(ARG "" "OUT_PACKAGES;OUT_EXTERNALS" "FILES" ${ARGN})
+  set(packages)
+  set(externals)
+  foreach(f IN LISTS ARG_FILES)
+    file(STRINGS "${f}" lines REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"]")
+    foreach(line IN LISTS lines)
+      if(NOT line MATCHES "[<\"]([^>\"]+)[>\"]")
+        continue()
+      endif()
+      set(header "${CMAKE_MATCH_1}")
+      if(EXISTS "${_src}/${header}" AND NOT IS_DIRECTORY "${_src}/${header}")
+        get_filename_component(dir "${header}" DIRECTORY)
+        if(dir)
+          list(APPEND packages "${dir}")
+        endif()
+      else()
+        list(LENGTH _external_patterns n)
+        math(EXPR last "${n} - 1")
+        foreach(i RANGE ${last})
+          list(GET _external_patterns ${i} pattern)
+          if(header MATCHES "${pattern}")
+            list(GET _external_targets ${i} target)
+            list(APPEND externals ${target})
+          endif()
+        endforeach()
+      endif()
+    endforeach()
+  endforeach()
+  list(REMOVE_DUPLICATES packages)
+  list(REMOVE_DUPLICATES externals)
+  set(${ARG_OUT_PACKAGES} "${packages}" PARENT_SCOPE)
+  set(${ARG_OUT_EXTERNALS} "${externals}" PARENT_SCOPE)
+endfunction()
+
+# The library sources of a folder (see the rules at the top).
+function(trickbench_package_sources package out)
+  file(GLOB files CONFIGURE_DEPENDS "${_src}/${package}/*.cc")
+  set(kept)
+  foreach(f IN LISTS files)
+    if(f MATCHES "_test\\.cc$" OR (f MATCHES "_cuda\\.cc$" AND NOT TRICKBENCH_WITH_CUDA))
+      continue()
+    endif()
+    file(STRINGS "${f}" own_main_or_test REGEX "^int main\\(|#[ \t]*include[ \t]*<g(test|mock)/")
+    if(own_main_or_test)
+      continue()
+    endif()
+    list(APPEND kept "${f}")
+  endforeach()
+  set(${out} "${kept}" PARENT_SCOPE)
+endfunction()
+
+function(trickbench_package_target package out)
+  string(REPLACE "/" "_" name "${package}")
+  set(${out} "trickbench_pkg_${name}" PARENT_SCOPE)
+endfunction()
+
+# --- tricks and what they include --------------------------------------------------------
+file(GLOB _trick_files CONFIGURE_DEPENDS "${_src}/benches/*.cc")
+list(FILTER _trick_files EXCLUDE REGEX "(_cuda|_test)\\.cc$")
+list(SORT _trick_files)
+
+set(_pending)
+file(GLOB _report_mains CONFIGURE_DEPENDS "${_src}/reports/*_main.cc")
+foreach(f IN LISTS _trick_files _report_mains "${_src}/harness/main.cc" "${_src}/harness/run_all.cc"
+        "${_src}/harness/gpu_selftest.cc")
+  trickbench_scan(FILES "${f}" OUT_PACKAGES p OUT_EXTERNALS e)
+  list(APPEND _pending ${p})
+endforeach()
+
+# Every package reachable from them, with its direct dependencies.
+set(_packages)
+while(_pending)
+  list(POP_FRONT _pending package)
+  if(package IN_LIST _packages OR package STREQUAL "benches")
+    continue()
+  endif()
+  list(APPEND _packages "${package}")
+  trickbench_package_sources("${package}" sources)
+  file(GLOB headers CONFIGURE_DEPENDS "${_src}/${package}/*.h")
+  trickbench_scan(FILES ${sources} ${headers} OUT_PACKAGES deps OUT_EXTERNALS ext)
+  list(REMOVE_ITEM deps "${package}")
+  set(_pkg_${package}_sources "${sources}")
+  set(_pkg_${package}_deps "${deps}")
+  set(_pkg_${package}_externals "${ext}")
+  list(APPEND _pending ${deps})
+endwhile()
+
+# Availability: a package is out when an external it needs is missing, or a package it
+# depends on is out (iterated to a fixed point).
+foreach(package IN LISTS _packages)
+  set(_pkg_${package}_missing "")
+  foreach(ext IN LISTS _pkg_${package}_externals)
+    if(NOT TARGET trickbench::${ext})
+      set(_pkg_${package}_missing "${package}/ needs ${ext}, not found")
+    endif()
+  endforeach()
+endforeach()
+set(_changed TRUE)
+while(_changed)
+  set(_changed FALSE)
+  foreach(package IN LISTS _packages)
+    if(_pkg_${package}_missing)
+      continue()
+    endif()
+    foreach(dep IN LISTS _pkg_${package}_deps)
+      if(_pkg_${dep}_missing)
+        set(_pkg_${package}_missing "${_pkg_${dep}_missing}")
+        set(_changed TRUE)
+      endif()
+    endforeach()
+  endforeach()
+endwhile()
+
+# --- package libraries -------------------------------------------------------------------
+foreach(package IN LISTS _packages)
+  if(_pkg_${package}_missing)
+    continue()
+  endif()
+  trickbench_package_target("${package}" target)
+  if(_pkg_${package}_sources)
+    add_library(${target} STATIC ${_pkg_${package}_sources})
+    target_compile_options(${target} PRIVATE ${TRICKBENCH_COPTS})
+    set(scope PUBLIC)
+  else()
+    add_library(${target} INTERFACE)
+    set(scope INTERFACE)
+  endif()
+  target_include_directories(${target} ${scope} "${_src}")
+  target_link_libraries(${target} ${scope} trickbench::torch trickbench::benchmark
+                        trickbench::json trickbench::nvtx Threads::Threads ${CMAKE_DL_LIBS})
+  foreach(ext IN LISTS _pkg_${package}_externals)
+    target_link_libraries(${target} ${scope} trickbench::${ext})
+  endforeach()
+endforeach()
+# Dependencies after every library exists (folders include each other: harness and
+# determinism do; CMake repeats static libraries in a cycle on the link line).
+foreach(package IN LISTS _packages)
+  if(_pkg_${package}_missing)
+    continue()
+  endif()
+  trickbench_package_target("${package}" target)
+  get_target_property(type ${target} TYPE)
+  set(scope PUBLIC)
+  if(type STREQUAL "INTERFACE_LIBRARY")
+    set(scope INTERFACE)
+  endif()
+  foreach(dep IN LISTS _pkg_${package}_deps)
+    trickbench_package_target("${dep}" dep_target)
+    target_link_libraries(${target} ${scope} ${dep_target})
+  endforeach()
+endforeach()
+
+# An executable from `sources` linked with the packages they include. Sets <out> to ""
+# when it was built, else to the reason it is left out.
+function(trickbench_executable name sources out)
+  trickbench_scan(FILES ${sources} OUT_PACKAGES packages OUT_EXTERNALS externals)
+  list(REMOVE_ITEM packages "benches")
+  foreach(ext IN LISTS externals)
+    if(NOT TARGET trickbench::${ext})
+      set(${out} "needs ${ext}, not found" PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+  foreach(package IN LISTS packages)
+    if(_pkg_${package}_missing)
+      set(${out} "${_pkg_${package}_missing}" PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+  add_executable(${name} ${sources})
+  target_compile_options(${name} PRIVATE ${TRICKBENCH_COPTS})
+  target_include_directories(${name} PRIVATE "${_src}")
+  foreach(package IN LISTS packages)
+    trickbench_package_target("${package}" target)
+    target_link_libraries(${name} PRIVATE ${target})
+  endforeach()
+  foreach(ext IN LISTS externals)
+    target_link_libraries(${name} PRIVATE trickbench::${ext})
+  endforeach()
+  set(${out} "" PARENT_SCOPE)
+endfunction()
+
+# --- tricks, run_all, gpu_selftest -------------------------------------------------------
+set(TRICKBENCH_TRICKS)
+set(_skipped_text "")
+set(_tricks_text "")
+foreach(f IN LISTS _trick_files)
+  get_filename_component(id "${f}" NAME_WE)
+  set(sources "${f}" "${_src}/harness/main.cc")
+  if(TRICKBENCH_WITH_CUDA AND EXISTS "${_src}/benches/${id}_cuda.cc")
+    list(APPEND sources "${_src}/benches/${id}_cuda.cc")
+  endif()
+  trickbench_executable(${id} "${sources}" why)
+  if(why)
+    message(STATUS "trickbench: ${id} left out: ${why}")
+    string(APPEND _skipped_text "${id}\t${why}\n")
+    continue()
+  endif()
+  # benches/<id>: run_all names a trick by its binary's file name.
+  set_target_properties(${id} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/benches")
+  list(APPEND TRICKBENCH_TRICKS ${id})
+  string(APPEND _tricks_text "${CMAKE_BINARY_DIR}/benches/${id}\n")
+endforeach()
+add_custom_target(tricks DEPENDS ${TRICKBENCH_TRICKS})
+
+trickbench_executable(run_all "${_src}/harness/run_all.cc" why)
+trickbench_executable(gpu_selftest "${_src}/harness/gpu_selftest.cc" why)
+# The report tools: reports/<name>_main.cc -> <name> (report, compare).
+foreach(f IN LISTS _report_mains)
+  get_filename_component(name "${f}" NAME_WE)
+  string(REGEX REPLACE "_main$" "" name "${name}")
+  trickbench_executable(${name} "${f}" why)
+  if(why)
+    message(STATUS "trickbench: ${name} left out: ${why}")
+  endif()
+endforeach()
+
+# For tools/gpu_run.sh and anyone scripting the build: which tricks were configured,
+# which were left out and why, and what the build was made from.
+file(WRITE "${CMAKE_BINARY_DIR}/tricks.txt" "${_tricks_text}")
+file(WRITE "${CMAKE_BINARY_DIR}/skipped_tricks.txt" "${_skipped_text}")
+list(LENGTH TRICKBENCH_TRICKS _n_tricks)
+set(_info "torch: ${TRICKBENCH_TORCH_ORIGIN}
+cuda: ${TRICKBENCH_WITH_CUDA} ${_cuda_why}
+c++ standard: ${CMAKE_CXX_STANDARD}
+google benchmark: ${TRICKBENCH_BENCHMARK_ORIGIN}
+nlohmann/json: ${TRICKBENCH_JSON_ORIGIN}
+nvtx: ${TRICKBENCH_NVTX_ORIGIN}
+packages: ${_packages}
+tricks configured: ${_n_tricks}
+")
+file(WRITE "${CMAKE_BINARY_DIR}/build_info.txt" "${_info}")
+message(STATUS "trickbench:\n${_info}")

@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# One command for a GPU host with a PyTorch wheel (or a CUDA LibTorch), CMake and ninja,
+# and no Bazel and no network: configure, build, GPU self-test, every trick with a short
+# budget through run_all, the report, a summary. Everything lands in OUT_DIR.
+#
+#   tools/gpu_run.sh /tmp/trickbench-h200
+#   LIBTORCH_HOME=/opt/libtorch tools/gpu_run.sh out          # a LibTorch instead of the wheel
+#   ONLY=channels_last,cudnn_benchmark tools/gpu_run.sh out   # some tricks only
+#
+# Environment (all optional):
+#   LIBTORCH_HOME   LibTorch folder or the wheel's torch/ folder (default: python3's torch)
+#   BUILD_DIR       CMake build folder (default: OUT_DIR/build)
+#   MIN_TIME        seconds per repetition (default 0.03)   REPETITIONS (default 5)
+#   TRICK_TIMEOUT   seconds per trick (default 90)          BUDGET (default 480 s, all in)
+#   JOBS            build jobs (default: nproc)             ONLY / SKIP: trick ids, comma-separated
+#   FLUSH_L2=1      pass --flush_l2 to every trick (cold L2 before each timed iteration)
+#
+# Without a GPU (no nvidia-smi device): exits 3 with that message, having done nothing,
+# unless --allow-cpu is given; then the same flow runs on the CPU (the self-test says it
+# has nothing to measure), which is how this script is tested on CPU-only machines.
+#
+# Exit status: 0 every trick measured or skipped, 1 some trick failed, crashed, timed out
+# or did not build (all results are still written), 2 bad usage or the build failed,
+# 3 no GPU here.
+set -uo pipefail
+
+usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; }
+
+allow_cpu=0
+out_dir=""
+for arg in "$@"; do
+  case "$arg" in
+    --allow-cpu) allow_cpu=1 ;;
+    -h|--help) usage; exit 0 ;;
+    -*) echo "gpu_run: unknown flag $arg" >&2; usage >&2; exit 2 ;;
+    *) if [[ -n "$out_dir" ]]; then echo "gpu_run: one OUT_DIR only" >&2; exit 2; fi; out_dir="$arg" ;;
+  esac
+done
+if [[ -z "$out_dir" ]]; then usage >&2; exit 2; fi
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+start=$(date +%s)
+budget=${BUDGET:-480}
+min_time=${MIN_TIME:-0.03}
+repetitions=${REPETITIONS:-5}
+trick_timeout=${TRICK_TIMEOUT:-90}
+jobs=${JOBS:-$(nproc 2>/dev/null || echo 4)}
+
+mkdir -p "$out_dir" || { echo "gpu_run: cannot create $out_dir" >&2; exit 2; }
+out_dir=$(cd "$out_dir" && pwd)
+build_dir=${BUILD_DIR:-$out_dir/build}
+log="$out_dir/gpu_run.log"
+: > "$log"
+say() { echo "gpu_run: $*" | tee -a "$log"; }
+elapsed() { echo $(( $(date +%s) - start )); }
+left() { echo $(( budget - $(elapsed) )); }
+
+# --- the GPU ---------------------------------------------------------------------------
+gpu="none"
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L > "$out_dir/nvidia-smi-L.txt" 2>&1 \
+    && grep -q '^GPU ' "$out_dir/nvidia-smi-L.txt"; then
+  gpu=$(head -1 "$out_dir/nvidia-smi-L.txt")
+  # Clocks, power limit, ECC, other processes: what explains a slow self-test.
+  nvidia-smi -q > "$out_dir/nvidia-smi-q.txt" 2>&1 || true
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.limit,temperature.gpu,utilization.gpu,memory.used \
+    --format=csv > "$out_dir/nvidia-smi-clocks.csv" 2>&1 || true
+  say "GPU: $gpu"
+else
+  rm -f "$out_dir/nvidia-smi-L.txt"
+  if (( ! allow_cpu )); then
+    say "NO GPU on this host (nvidia-smi missing or lists no GPU). This script is for GPU hosts;"
+    say "run it with --allow-cpu to exercise the same flow on the CPU. Nothing was built."
+    exit 3
+  fi
+  say "NO GPU on this host: running the CPU path (--allow-cpu); CUDA timing is not exercised"
+fi
+
+# --- LibTorch and the CUDA toolkit --------------------------------------------------------
+if [[ -z "${LIBTORCH_HOME:-}" ]] && command -v python3 >/dev/null 2>&1; then
+  LIBTORCH_HOME=$(python3 -c 'import os, torch; print(os.path.dirname(torch.__file__))' 2>/dev/null || true)
+fi
+if [[ -n "${LIBTORCH_HOME:-}" ]]; then
+  say "LibTorch: $LIBTORCH_HOME"
+else
+  say "LibTorch: none given and no python3 torch: Debian's libtorch-dev (CPU only)"
+fi
+if ! command -v nvcc >/dev/null 2>&1; then
+  for d in "${CUDA_HOME:-}" /usr/local/cuda; do
+    if [[ -n "$d" && -x "$d/bin/nvcc" ]]; then export PATH="$d/bin:$PATH"; export CUDA_HOME="$d"; break; fi
+  done
+fi
+cuda_mode=AUTO
+if [[ "$gpu" != "none" ]]; then cuda_mode=ON; fi  # a GPU host must get the CUDA path, or fail loudly
+
+generator=(-G Ninja)
+if ! command -v ninja >/dev/null 2>&1; then
+  say "ninja not found: using make"
+  generator=(-G "Unix Makefiles")
+fi
+
+# --- configure and build -------------------------------------------------------------------
+say "configuring in $build_dir (CUDA: $cuda_mode)"
+if ! cmake -S "$root" -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+      -DLIBTORCH_HOME="${LIBTORCH_HOME:-}" -DTRICKBENCH_CUDA="$cuda_mode" \
+      -DTRICKBENCH_BUNDLED_DEPS=ON >> "$log" 2>&1; then
+  say "CMake configure FAILED; the end of $log:"
+  tail -25 "$log"
+  exit 2
+fi
+sed 's/^/  /' "$build_dir/build_info.txt" | tee -a "$log"
+
+# Keep going past a trick that does not compile against this LibTorch: it is reported,
+# the others run. The build gets at most half of what is left of the budget.
+build_limit=$(( $(left) / 2 ))
+say "building with $jobs jobs (limit ${build_limit}s)"
+keep_going=(-k 0)
+if [[ "${generator[1]}" != "Ninja" ]]; then keep_going=(-k); fi
+timeout "$build_limit" cmake --build "$build_dir" -j "$jobs" -- "${keep_going[@]}" > "$out_dir/build.log" 2>&1
+build_rc=$?
+say "build finished (exit $build_rc) at $(elapsed)s"
+for tool in run_all gpu_selftest; do
+  if [[ ! -x "$build_dir/$tool" ]]; then
+    say "the build produced no $tool; see $out_dir/build.log:"
+    grep -m5 -A5 'FAILED\|error:' "$out_dir/build.log"
+    exit 2
+  fi
+done
+
+# Which tricks exist, which were left out at configure time, which failed to build.
+mapfile -t configured < "$build_dir/tricks.txt"
+built=()
+build_failures=0
+: > "$out_dir/not_built.txt"
+cat "$build_dir/skipped_tricks.txt" >> "$out_dir/not_built.txt"
+for bin in "${configured[@]}"; do
+  id=$(basename "$bin")
+  if [[ -n "${ONLY:-}" && ",$ONLY," != *",$id,"* ]]; then continue; fi
+  if [[ -n "${SKIP:-}" && ",$SKIP," == *",$id,"* ]]; then continue; fi
+  if [[ -x "$bin" ]]; then
+    built+=("$bin")
+  else
+    printf '%s\tdid not build (see build.log)\n' "$id" >> "$out_dir/not_built.txt"
+    build_failures=$((build_failures + 1))
+  fi
+done
+
+# --- device self-test -------------------------------------------------------------------
+say "device self-test"
+timeout 120 "$build_dir/gpu_selftest" --out="$out_dir/selftest.json" 2>&1 | tee -a "$log"
+selftest_rc=${PIPESTATUS[0]}
+if [[ "$gpu" != "none" && $selftest_rc -ne 0 ]]; then
+  say "WARNING: the self-test failed (exit $selftest_rc): trick results below may not be trustworthy"
+fi
+
+# --- every trick ------------------------------------------------------------------------
+run_dir="$out_dir/results"
+run_limit=$(( $(left) - 30 ))  # 30 s for the report and the summary
+flags=(--out_dir="$run_dir" --min_time="$min_time" --repetitions="$repetitions" --timeout="$trick_timeout")
+if [[ "${FLUSH_L2:-0}" == 1 ]]; then
+  if "$build_dir/run_all" --help | grep -q -- --flush_l2; then
+    flags+=(--flush_l2)
+  else
+    say "FLUSH_L2=1 ignored: this run_all does not forward --flush_l2 (run a trick binary with it directly)"
+  fi
+fi
+run_rc=2
+if (( ${#built[@]} == 0 )); then
+  say "no trick binary to run"
+elif (( run_limit < 30 )); then
+  say "no time left to run the tricks (${run_limit}s)"
+else
+  say "running ${#built[@]} tricks (min_time ${min_time}s x ${repetitions} repetitions, ${trick_timeout}s each, ${run_limit}s in all)"
+  # run_all rewrites index.json after each trick: a run cut short keeps what it measured.
+  timeout --signal=TERM --kill-after=10 "$run_limit" "$build_dir/run_all" "${built[@]}" "${flags[@]}" 2>&1 | tee -a "$log"
+  run_rc=${PIPESTATUS[0]}
+  if (( run_rc == 124 || run_rc == 137 )); then say "run_all stopped at the time budget: the remaining tricks did not run"; fi
+fi
+
+# --- report ------------------------------------------------------------------------------
+if [[ -x "$build_dir/report" && -f "$run_dir/index.json" ]]; then
+  say "report"
+  if "$build_dir/report" "$run_dir" --out_dir="$out_dir" >> "$log" 2>&1; then
+    say "report written: $(ls "$out_dir"/report.* 2>/dev/null | tr '\n' ' ')"
+  else
+    say "the report tool failed (see $log); the per-trick JSON files are in $run_dir"
+  fi
+else
+  say "no report: $( [[ -x "$build_dir/report" ]] && echo "no results to report" || echo "the build has no report tool (reports/report_main.cc)")"
+fi
+
+# --- summary -----------------------------------------------------------------------------
+echo
+say "summary ($(elapsed)s, budget ${budget}s)"
+say "  GPU: $gpu"
+if [[ -f "$out_dir/selftest.json" ]] && command -v python3 >/dev/null 2>&1; then
+  python3 - "$out_dir/selftest.json" <<'EOF' | tee -a "$log"
+import json, sys
+r = json.load(open(sys.argv[1]))
+for key, unit, value in (("matmul", "TFLOP/s", "tflops"), ("copy", "GB/s", "gbps")):
+    m = r[key]
+    share = "" if m["share_of_peak"] is None else " (%.0f%% of %s %s)" % (100 * m["share_of_peak"], m["peak_" + value], unit)
+    print("gpu_run:   self-test %-40s %.1f %s%s: %s" % (m["what"], m[value], unit, share, m["verdict"]))
+EOF
+fi
+if [[ -f "$run_dir/index.json" ]] && command -v python3 >/dev/null 2>&1; then
+  python3 - "$run_dir/index.json" <<'EOF' | tee -a "$log"
+import collections, json, sys
+index = json.load(open(sys.argv[1]))
+counts = collections.Counter(t["outcome"] for t in index["tricks"])
+print("gpu_run:   tricks: " + ", ".join("%d %s" % (n, o) for o, n in sorted(counts.items()))
+      + ("" if index.get("complete") else " (run cut short)"))
+for t in index["tricks"]:
+    if t["outcome"] not in ("ok", "skipped"):
+        print("gpu_run:     %-26s %-8s %s" % (t["id"], t["outcome"], t["reason"][:140]))
+EOF
+fi
+if [[ -s "$out_dir/not_built.txt" ]]; then
+  say "  not built: $(cut -f1 "$out_dir/not_built.txt" | tr '\n' ' ')(reasons: $out_dir/not_built.txt)"
+fi
+say "  everything is in $out_dir (gpu_run.log, build.log, selftest.json, results/, report.*)"
+
+# A trick left out for a library this host lacks is reported, not failed; one that did
+# not compile is a failure.
+if (( run_rc != 0 || build_failures > 0 )); then exit 1; fi
+exit 0
