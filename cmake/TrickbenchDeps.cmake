@@ -58,8 +58,22 @@ set(CMAKE_CXX_EXTENSIONS OFF)
 
 # --- CUDA -----------------------------------------------------------------------------
 set(TRICKBENCH_WITH_CUDA OFF)
-set(_cuda_why "LibTorch has no CUDA (no torch_cuda target)")
+set(_cuda_why "LibTorch has no CUDA (no torch_cuda library)")
+# The CUDA half of LibTorch: its imported target, else the library file beside libtorch.
+set(_torch_cuda_link "")
 if(TARGET torch_cuda)
+  set(_torch_cuda_link "$<TARGET_FILE:torch_cuda>")
+elseif(TORCH_INSTALL_PREFIX OR LIBTORCH_HOME)
+  find_library(TRICKBENCH_TORCH_CUDA_LIBRARY torch_cuda
+               PATHS "${TORCH_INSTALL_PREFIX}/lib" "${LIBTORCH_HOME}/lib" NO_DEFAULT_PATH)
+  find_library(TRICKBENCH_C10_CUDA_LIBRARY c10_cuda
+               PATHS "${TORCH_INSTALL_PREFIX}/lib" "${LIBTORCH_HOME}/lib" NO_DEFAULT_PATH)
+  if(TRICKBENCH_TORCH_CUDA_LIBRARY AND TRICKBENCH_C10_CUDA_LIBRARY)
+    set(_torch_cuda_link "${TRICKBENCH_TORCH_CUDA_LIBRARY}")
+    target_link_libraries(trickbench_torch INTERFACE "${TRICKBENCH_C10_CUDA_LIBRARY}")
+  endif()
+endif()
+if(_torch_cuda_link)
   if(NOT TARGET CUDA::cudart)
     find_package(CUDAToolkit QUIET)
   endif()
@@ -80,7 +94,7 @@ if(TRICKBENCH_WITH_CUDA)
   # libtorch_cuda registers its kernels from static initialisers: keep it linked even
   # though no symbol of it is referenced directly (LibTorch's config does the same).
   target_link_libraries(trickbench_torch INTERFACE
-    "-Wl,--no-as-needed,$<TARGET_FILE:torch_cuda>,--as-needed" CUDA::cudart)
+    "-Wl,--no-as-needed,${_torch_cuda_link},--as-needed" CUDA::cudart)
   set(_cuda_why "")
 endif()
 
