@@ -1,0 +1,51 @@
+#include "data/page_cache.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+
+#include "data/image_set.h"
+#include "data/sample_store.h"
+
+namespace trickbench::data {
+namespace {
+
+TEST(PageCache, EvictionEmptiesTheCacheOnDiskAndNotOnTmpfs) {
+  TempDir dir(DefaultDataRoot(), "cache_test");
+  const std::string path = dir.path() + "/blob";
+  WriteWholeFile(path, std::string(4 << 20, 'x'));
+  ReadWholeFile(path);
+  EXPECT_GT(ResidentFraction({path}), 0.9);  // just written and read: cached
+  const EvictionReport r = EvictFromPageCache({path});
+  EXPECT_EQ(r.files, 1);
+  EXPECT_EQ(r.bytes, 4 << 20);
+  EXPECT_EQ(r.method, "fsync+posix_fadvise(DONTNEED)");
+  if (IsRamBacked(dir.path())) {
+    EXPECT_GT(ResidentFraction({path}), 0.9) << "tmpfs pages are the storage itself";
+  } else {
+    EXPECT_LT(ResidentFraction({path}), 0.1) << "fadvise(DONTNEED) left the file cached";
+  }
+  ReadWholeFile(path);
+  EXPECT_GT(ResidentFraction({path}), 0.9);
+}
+
+TEST(PageCache, TmpfsIsRamBacked) {
+  if (!std::filesystem::exists("/dev/shm")) GTEST_SKIP() << "no /dev/shm here";
+  EXPECT_TRUE(IsRamBacked("/dev/shm"));
+  EXPECT_NE(DeviceOf("/dev/shm"), DeviceOf("/"));
+}
+
+TEST(PageCache, MissingFilesAreNamed) {
+  try {
+    EvictFromPageCache({"/nonexistent/trickbench_sample.jpg"});
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/trickbench_sample.jpg"), std::string::npos);
+  }
+  EXPECT_THROW(ResidentFraction({"/nonexistent/x"}), std::runtime_error);
+  EXPECT_THROW(DeviceOf("/nonexistent/x"), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace trickbench::data
