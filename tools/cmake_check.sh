@@ -70,8 +70,8 @@ print(f"cmake_check: {trick}: {len(r['benchmarks'])} benchmark rows, variants {t
       f"reproducible={tb['reproducibility']['bitwise_reproducible']}")
 EOF
 if [[ -x "$build/report" ]]; then
-  "$build/report" "$out" --out_dir="$out" > "$out/report.txt" 2>&1 || {
-    cat "$out/report.txt"; say "FAILED: report on the run"; exit 1; }
+  "$build/report" "$out" --out_dir="$out" > "$out/report_tool.log" 2>&1 || {
+    cat "$out/report_tool.log"; say "FAILED: report on the run"; exit 1; }
   say "report tool ran: $(cd "$out" && ls report.* | tr '\n' ' ')"
 fi
 

@@ -115,7 +115,15 @@ build_limit=$(( $(left) / 2 ))
 say "building with $jobs jobs (limit ${build_limit}s)"
 keep_going=(-k 0)
 if [[ "${generator[1]}" != "Ninja" ]]; then keep_going=(-k); fi
-timeout "$build_limit" cmake --build "$build_dir" -j "$jobs" -- "${keep_going[@]}" > "$out_dir/build.log" 2>&1
+# With ONLY, just those tricks and the tools.
+targets=()
+if [[ -n "${ONLY:-}" ]]; then
+  IFS=, read -r -a targets <<< "$ONLY"
+  targets+=(run_all gpu_selftest)
+  if [[ -f "$root/reports/report_main.cc" ]]; then targets+=(report); fi
+  targets=(--target "${targets[@]}")
+fi
+timeout "$build_limit" cmake --build "$build_dir" "${targets[@]}" -j "$jobs" -- "${keep_going[@]}" > "$out_dir/build.log" 2>&1
 build_rc=$?
 say "build finished (exit $build_rc) at $(elapsed)s"
 for tool in run_all gpu_selftest; do
