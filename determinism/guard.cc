@@ -1,17 +1,27 @@
 #include "determinism/guard.h"
 
 #include <ATen/Context.h>
+#include <torch/cuda.h>
+#include <torch/version.h>
 
 #include <cstdlib>
+#include <iostream>
+#include <mutex>
 #include <sstream>
 
+// The NaN-fill setting arrived in LibTorch 2.1.
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 1)
+#define TRICKBENCH_HAS_FILL_UNINITIALIZED 1
+#else
+#define TRICKBENCH_HAS_FILL_UNINITIALIZED 0
+#endif
+
 namespace trickbench {
+
+const char kDeterministicCublasWorkspaceConfig[] = ":4096:8";
+
 namespace {
-
-// ":4096:8" is one of the two settings cuBLAS documents as deterministic.
-constexpr char kCublasWorkspaceConfig[] = ":4096:8";
 constexpr char kCublasEnv[] = "CUBLAS_WORKSPACE_CONFIG";
-
 }  // namespace
 
 bool DeterminismFlags::operator==(const DeterminismFlags& o) const {
@@ -19,8 +29,11 @@ bool DeterminismFlags::operator==(const DeterminismFlags& o) const {
          deterministic_warn_only == o.deterministic_warn_only &&
          cudnn_deterministic == o.cudnn_deterministic && cudnn_benchmark == o.cudnn_benchmark &&
          tf32_cublas == o.tf32_cublas && tf32_cudnn == o.tf32_cudnn &&
-         cublas_workspace_config == o.cublas_workspace_config;
+         cublas_workspace_config == o.cublas_workspace_config &&
+         fill_uninitialized_memory == o.fill_uninitialized_memory;
 }
+
+bool HasFillUninitializedMemorySetting() { return TRICKBENCH_HAS_FILL_UNINITIALIZED; }
 
 DeterminismFlags CurrentDeterminismFlags() {
   auto& ctx = at::globalContext();
@@ -32,6 +45,9 @@ DeterminismFlags CurrentDeterminismFlags() {
   f.tf32_cublas = ctx.allowTF32CuBLAS();
   f.tf32_cudnn = ctx.allowTF32CuDNN();
   if (const char* v = std::getenv(kCublasEnv)) f.cublas_workspace_config = v;
+#if TRICKBENCH_HAS_FILL_UNINITIALIZED
+  f.fill_uninitialized_memory = ctx.deterministicFillUninitializedMemory();
+#endif
   return f;
 }
 
@@ -47,6 +63,11 @@ void ApplyDeterminismFlags(const DeterminismFlags& f) {
   } else {
     unsetenv(kCublasEnv);
   }
+#if TRICKBENCH_HAS_FILL_UNINITIALIZED
+  if (f.fill_uninitialized_memory) {
+    ctx.setDeterministicFillUninitializedMemory(*f.fill_uninitialized_memory);
+  }
+#endif
 }
 
 std::string Describe(const DeterminismFlags& f) {
@@ -56,12 +77,30 @@ std::string Describe(const DeterminismFlags& f) {
      << " cudnn_deterministic=" << f.cudnn_deterministic
      << " cudnn_benchmark=" << f.cudnn_benchmark << " tf32_cublas=" << f.tf32_cublas
      << " tf32_cudnn=" << f.tf32_cudnn
-     << " CUBLAS_WORKSPACE_CONFIG=" << f.cublas_workspace_config.value_or("(unset)");
+     << " CUBLAS_WORKSPACE_CONFIG=" << f.cublas_workspace_config.value_or("(unset)")
+     << " fill_uninitialized_memory="
+     << (f.fill_uninitialized_memory ? (*f.fill_uninitialized_memory ? "1" : "0")
+                                     : "(not in this LibTorch)");
   return os.str();
 }
 
-DeterministicGuard::DeterministicGuard(OnNondeterministicOp mode)
+bool SetCublasWorkspaceConfigIfUnset() {
+  if (std::getenv(kCublasEnv)) return false;
+  setenv(kCublasEnv, kDeterministicCublasWorkspaceConfig, 1);
+  return true;
+}
+
+DeterministicGuard::DeterministicGuard(OnNondeterministicOp mode, Fill fill)
     : saved_(CurrentDeterminismFlags()) {
+  if (!saved_.cublas_workspace_config && torch::cuda::is_available()) {
+    // Cannot tell from here whether a cuBLAS handle exists already; say so once.
+    static std::once_flag warned;
+    std::call_once(warned, [] {
+      std::cerr << "trickbench: DeterministicGuard sets CUBLAS_WORKSPACE_CONFIG now; a cuBLAS "
+                   "handle created before this keeps its nondeterministic workspace. Set it at "
+                   "startup (//determinism:cublas_workspace_config_at_startup).\n";
+    });
+  }
   DeterminismFlags on;
   on.deterministic_algorithms = true;
   on.deterministic_warn_only = mode == OnNondeterministicOp::kWarn;
@@ -69,7 +108,8 @@ DeterministicGuard::DeterministicGuard(OnNondeterministicOp mode)
   on.cudnn_benchmark = false;
   on.tf32_cublas = false;
   on.tf32_cudnn = false;
-  on.cublas_workspace_config = kCublasWorkspaceConfig;
+  on.cublas_workspace_config = kDeterministicCublasWorkspaceConfig;
+  if (HasFillUninitializedMemorySetting()) on.fill_uninitialized_memory = fill == Fill::kNaN;
   ApplyDeterminismFlags(on);
 }
 

@@ -19,6 +19,7 @@ DeterminismFlags Contrary() {
   f.tf32_cublas = true;
   f.tf32_cudnn = true;
   f.cublas_workspace_config = ":16:8";
+  if (HasFillUninitializedMemorySetting()) f.fill_uninitialized_memory = false;
   return f;
 }
 
@@ -36,6 +37,13 @@ TEST(DeterministicGuard, SetsEveryFlagAndRestoresIt) {
     EXPECT_FALSE(on.tf32_cublas);
     EXPECT_FALSE(on.tf32_cudnn);
     EXPECT_EQ(on.cublas_workspace_config.value_or(""), ":4096:8");
+    // LibTorch >= 2.1 NaN-fills uninitialised memory in deterministic mode; before,
+    // there is no such setting and the flag must say so rather than pretend.
+    if (HasFillUninitializedMemorySetting()) {
+      EXPECT_EQ(on.fill_uninitialized_memory, std::optional<bool>(true));
+    } else {
+      EXPECT_FALSE(on.fill_uninitialized_memory.has_value());
+    }
   }
   EXPECT_EQ(CurrentDeterminismFlags(), before) << Describe(CurrentDeterminismFlags());
 }
@@ -61,6 +69,43 @@ TEST(DeterministicGuard, Nests) {
     EXPECT_TRUE(CurrentDeterminismFlags().deterministic_algorithms);
   }
   EXPECT_EQ(CurrentDeterminismFlags(), Contrary());
+}
+
+TEST(DeterministicGuard, FillCanBeLeftOff) {
+  DeterministicGuard guard(DeterministicGuard::OnNondeterministicOp::kError,
+                           DeterministicGuard::Fill::kLeave);
+  if (HasFillUninitializedMemorySetting()) {
+    EXPECT_EQ(CurrentDeterminismFlags().fill_uninitialized_memory, std::optional<bool>(false));
+  } else {
+    EXPECT_EQ(Describe(CurrentDeterminismFlags()).find("fill_uninitialized_memory=(not in"),
+              Describe(CurrentDeterminismFlags()).find("fill_uninitialized_memory="));
+  }
+}
+
+TEST(DeterministicGuard, SavedIsWhatItFound) {
+  ApplyDeterminismFlags(Contrary());
+  DeterministicGuard guard;
+  EXPECT_EQ(guard.saved(), Contrary());
+}
+
+TEST(CublasWorkspaceConfig, SetAtStartupOnlyWhenTheUserDidNot) {
+  unsetenv("CUBLAS_WORKSPACE_CONFIG");
+  EXPECT_TRUE(SetCublasWorkspaceConfigIfUnset());
+  EXPECT_STREQ(std::getenv("CUBLAS_WORKSPACE_CONFIG"), kDeterministicCublasWorkspaceConfig);
+  setenv("CUBLAS_WORKSPACE_CONFIG", ":16:8", 1);
+  EXPECT_FALSE(SetCublasWorkspaceConfigIfUnset());
+  EXPECT_STREQ(std::getenv("CUBLAS_WORKSPACE_CONFIG"), ":16:8");
+  unsetenv("CUBLAS_WORKSPACE_CONFIG");
+}
+
+TEST(DeterministicGuard, DeterministicModeReallyRejectsNondeterministicOps) {
+  // The flag is not just stored: an op without a deterministic implementation
+  // (torch's own alert, which such ops call) must see it.
+  DeterministicGuard guard;
+  EXPECT_TRUE(at::globalContext().deterministicAlgorithms());
+  EXPECT_THROW(at::globalContext().alertNotDeterministic("trickbench test op"), c10::Error);
+  DeterministicGuard warn(DeterministicGuard::OnNondeterministicOp::kWarn);
+  EXPECT_NO_THROW(at::globalContext().alertNotDeterministic("trickbench test op"));
 }
 
 }  // namespace
