@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "harness/atomic_file.h"
+#include "reports/cli.h"
 
 namespace {
 
@@ -357,5 +358,12 @@ int main(int argc, char** argv) {
   }
   std::cout << "run_all: " << (todo.size() - bad) << " of " << todo.size()
             << " tricks measured or skipped; index: " << opts.out_dir << "/index.json\n";
+  // The report (reports/SCHEMA.md): statistics, verdicts, Markdown and HTML.
+  std::vector<std::string> report_paths;
+  if (!trickbench::reports::WriteRunReport(opts.out_dir, &report_paths, &error)) {
+    std::cerr << "run_all: no report: " << error << "\n";
+    return 1;
+  }
+  for (const auto& p : report_paths) std::cout << "run_all: report: " << p << "\n";
   return bad == 0 ? 0 : 1;
 }

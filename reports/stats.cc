@@ -1,0 +1,175 @@
+#include "reports/stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <stdexcept>
+
+namespace trickbench {
+namespace reports {
+
+double Quantile(std::vector<double> values, double q) {
+  if (values.empty()) throw std::invalid_argument("Quantile of no values");
+  std::sort(values.begin(), values.end());
+  const double h = (values.size() - 1) * q;
+  const size_t lo = static_cast<size_t>(std::floor(h));
+  if (lo + 1 >= values.size()) return values.back();
+  return values[lo] + (h - lo) * (values[lo + 1] - values[lo]);
+}
+
+double Median(std::vector<double> values) { return Quantile(std::move(values), 0.5); }
+
+Summary Summarize(const std::vector<double>& values) {
+  Summary s;
+  s.n = static_cast<int>(values.size());
+  if (values.empty()) return s;
+  s.median = Median(values);
+  s.q1 = Quantile(values, 0.25);
+  s.q3 = Quantile(values, 0.75);
+  s.iqr = s.q3 - s.q1;
+  s.mean = std::accumulate(values.begin(), values.end(), 0.0) / s.n;
+  double ss = 0;
+  for (double v : values) ss += (v - s.mean) * (v - s.mean);
+  s.stddev = s.n > 1 ? std::sqrt(ss / (s.n - 1)) : 0;
+  s.cv = s.mean > 0 ? s.stddev / s.mean : 0;
+  s.relative_iqr = s.median > 0 ? s.iqr / s.median : 0;
+  s.min = *std::min_element(values.begin(), values.end());
+  s.max = *std::max_element(values.begin(), values.end());
+  return s;
+}
+
+double NormalTwoSidedP(double z) { return std::erfc(std::fabs(z) / std::sqrt(2.0)); }
+
+double NormalQuantile(double p) {
+  if (!(p > 0 && p < 1)) throw std::invalid_argument("NormalQuantile needs 0 < p < 1");
+  double lo = -40, hi = 40;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = (lo + hi) / 2;
+    (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+namespace {
+
+// Counts of arrangements by U for sizes m, n: the coefficients of the Gaussian
+// binomial [m+n choose m]_q, built one factor (1 - q^(n+i)) / (1 - q^i) at a time.
+std::vector<long double> UFrequencies(int m, int n) {
+  const int top = m * n;
+  std::vector<long double> c(top + 1, 0.0L);
+  c[0] = 1;
+  for (int i = 1; i <= m; ++i) {
+    for (int k = top; k >= n + i; --k) c[k] -= c[k - (n + i)];
+    for (int k = i; k <= top; ++k) c[k] += c[k - i];
+  }
+  return c;
+}
+
+constexpr int kExactLimit = 10000;  // m*n up to which the exact U distribution is used
+
+}  // namespace
+
+double MannWhitneyExactCdf(int m, int n, int u) {
+  if (u < 0) return 0;
+  if (u >= m * n) return 1;
+  const auto c = UFrequencies(m, n);
+  long double total = 0, below = 0;
+  for (int k = 0; k <= m * n; ++k) {
+    total += c[k];
+    if (k <= u) below += c[k];
+  }
+  return static_cast<double>(below / total);
+}
+
+UTest MannWhitneyU(const std::vector<double>& x, const std::vector<double>& y) {
+  if (x.empty() || y.empty()) throw std::invalid_argument("MannWhitneyU needs both samples");
+  const int m = static_cast<int>(x.size()), n = static_cast<int>(y.size());
+  std::vector<std::pair<double, int>> all;
+  for (double v : x) all.emplace_back(v, 0);
+  for (double v : y) all.emplace_back(v, 1);
+  std::sort(all.begin(), all.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  const int total = m + n;
+  double rank_sum_x = 0, tie_term = 0;
+  bool ties = false;
+  for (int i = 0; i < total;) {
+    int j = i;
+    while (j < total && all[j].first == all[i].first) ++j;
+    const double rank = (i + 1 + j) / 2.0;  // average of ranks i+1..j
+    const double t = j - i;
+    if (t > 1) ties = true;
+    tie_term += t * t * t - t;
+    for (int k = i; k < j; ++k) {
+      if (all[k].second == 0) rank_sum_x += rank;
+    }
+    i = j;
+  }
+  UTest r;
+  r.u = rank_sum_x - m * (m + 1) / 2.0;
+  const double u_max = std::max(r.u, static_cast<double>(m) * n - r.u);
+  if ((m > 8 && n > 8) || ties) {
+    const double mu = m * static_cast<double>(n) / 2;
+    const double var = m * static_cast<double>(n) / 12.0 *
+                       ((total + 1) - tie_term / (static_cast<double>(total) * (total - 1)));
+    if (var <= 0) {
+      r.p_value = 1;
+      return r;
+    }
+    const double z = (u_max - mu - 0.5) / std::sqrt(var);
+    r.p_value = std::min(1.0, 2 * 0.5 * std::erfc(z / std::sqrt(2.0)));
+  } else {
+    r.exact = true;
+    // P(U >= u_max) = P(U <= m*n - u_max) by symmetry.
+    const int low = static_cast<int>(std::lround(m * static_cast<double>(n) - u_max));
+    r.p_value = std::min(1.0, 2 * MannWhitneyExactCdf(m, n, low));
+  }
+  return r;
+}
+
+RatioCI RatioInterval(const std::vector<double>& x, const std::vector<double>& y,
+                      double confidence) {
+  if (x.empty() || y.empty()) throw std::invalid_argument("RatioInterval needs both samples");
+  for (const auto* v : {&x, &y}) {
+    for (double t : *v) {
+      if (!(t > 0) || !std::isfinite(t)) {
+        throw std::invalid_argument("RatioInterval needs positive finite values");
+      }
+    }
+  }
+  const int m = static_cast<int>(x.size()), n = static_cast<int>(y.size());
+  const int mn = m * n;
+  std::vector<double> d;
+  d.reserve(mn);
+  for (double a : x) {
+    for (double b : y) d.push_back(std::log(a) - std::log(b));
+  }
+  std::sort(d.begin(), d.end());
+  const double alpha = 1 - confidence;
+  int k = 0;  // largest k with P(U <= k-1) <= alpha/2
+  if (mn <= kExactLimit) {
+    const auto c = UFrequencies(m, n);
+    long double total = 0;
+    for (auto v : c) total += v;
+    long double below = 0;
+    for (int u = 0; u < mn; ++u) {
+      below += c[u];
+      if (below / total > alpha / 2) break;
+      k = u + 1;
+    }
+  } else {
+    const double z = NormalQuantile(1 - alpha / 2);
+    k = static_cast<int>(std::floor(mn / 2.0 - z * std::sqrt(mn * (m + n + 1) / 12.0)));
+  }
+  k = std::max(1, std::min(k, (mn + 1) / 2));
+  RatioCI r;
+  r.order_statistic = k;
+  r.low = std::exp(d[k - 1]);
+  r.high = std::exp(d[mn - k]);
+  r.ratio = Median(x) / Median(y);
+  r.hodges_lehmann = std::exp(Median(d));
+  return r;
+}
+
+}  // namespace reports
+}  // namespace trickbench
