@@ -1,0 +1,84 @@
+// decode_format (B): decode BMP or raw pixels instead of JPEG.
+//
+// A JPEG data set (128x128, quality 90) converted once to BMP and to raw pixels (our
+// 16-byte header + the bytes): the conversion stores the JPEG's decoded pixels, as a
+// user converting their data set would, so all three deliver bitwise the same tensors.
+// One run is one epoch through torch::data's DataLoader with OpenCV decoding (raw: a
+// memcpy), seeded augmentation included, page cache warm: this measures decoding, not
+// storage. The price, in the counter stored_bytes: BMP and raw are ~10x larger, which
+// costs I/O on cold or remote storage.
+#include "data/codec.h"
+#include "data/dataset.h"
+#include "data/image_set.h"
+#include "data/sample_store.h"
+#include "determinism/seed.h"
+#include "harness/trick.h"
+
+namespace {
+
+using namespace trickbench::data;
+
+constexpr int64_t kImages = 256;
+
+class DecodeFormat : public trickbench::Trick {
+ public:
+  void SetUp(const trickbench::Setting& s) override {
+    const auto jpegs = EncodeAll(MakeSyntheticImages({.count = kImages, .height = 128, .width = 128}),
+                                 ImageFormat::kJpeg);
+    std::vector<EncodedSample> bmps, raws;
+    for (size_t i = 0; i < jpegs.size(); ++i) {
+      const torch::Tensor pixels = DecodeImage(jpegs[i].bytes, "sample " + std::to_string(i));
+      bmps.push_back({EncodeImage(pixels, ImageFormat::kBmp), jpegs[i].label});
+      raws.push_back({EncodeImage(pixels, ImageFormat::kRaw), jpegs[i].label});
+    }
+    dir_ = std::make_unique<TempDir>(DefaultDataRoot(), "tb_decode_format");
+    const DatasetOptions options{.seed = trickbench::HarnessRng()(), .augment = {.crop = 112}};
+    auto add = [&](ImageFormat f, const std::vector<EncodedSample>& samples) {
+      auto store = std::make_shared<FileStore>(
+          FileStore::Write(dir_->path() + "/" + FormatName(f), samples, f));
+      int64_t bytes = 0;
+      for (const auto& s : samples) bytes += static_cast<int64_t>(s.bytes.size());
+      stored_bytes_[FormatName(f)] = bytes;
+      datasets_.emplace(FormatName(f), ImageDataset(store, options));
+    };
+    add(ImageFormat::kJpeg, jpegs);
+    add(ImageFormat::kBmp, bmps);
+    add(ImageFormat::kRaw, raws);
+  }
+
+  void Jpeg() { Epoch("jpeg"); }
+  void Bmp() { Epoch("bmp"); }
+  void Raw() { Epoch("raw"); }
+
+  trickbench::Tensors Result() override { return digest_.Tensors(); }
+
+  std::map<std::string, double> Counters(const std::string& variant) override {
+    return {{"stored_bytes", static_cast<double>(stored_bytes_.at(variant))}};
+  }
+
+  int64_t ItemsPerRun() const override { return kImages; }
+
+ private:
+  void Epoch(const std::string& format) {
+    digest_ = EpochDigest();
+    RunEpoch(datasets_.at(format).ForEpoch(epoch_++), {.batch_size = 64},
+             [this](torch::data::Example<>& b) { digest_.Add(b); });
+  }
+
+  std::unique_ptr<TempDir> dir_;
+  std::map<std::string, ImageDataset> datasets_;
+  std::map<std::string, int64_t> stored_bytes_;
+  int64_t epoch_ = 0;
+  EpochDigest digest_;
+};
+
+}  // namespace
+
+TRICKBENCH_TRICK(decode_format, DecodeFormat)
+    .Category("Data loading")
+    .Source("B")
+    .Claim("BMP lowers decode time; OpenCV faster than PIL")
+    .Variant("jpeg", &DecodeFormat::Jpeg)
+    .Variant("bmp", &DecodeFormat::Bmp)
+    .Variant("raw", &DecodeFormat::Raw)
+    .Bitwise();
