@@ -1,0 +1,113 @@
+// grad_checkpointing (B): recompute activations in backward instead of storing them.
+//
+// A training step of the shared SmallCnn (ResNet-style blocks with BatchNorm) at
+// depth 8, 16 and 32 blocks. The baseline stores every block's activations for
+// backward; the optimized variant splits the blocks into ~sqrt(depth) segments with
+// training/checkpoint.h, keeping only segment inputs and recomputing each segment in
+// backward (one extra forward of all but the last segment). Peak memory per depth is
+// the main result: it should grow ~linearly with depth for the baseline and ~with
+// sqrt(depth) for the checkpointed run (Chen et al. 2016), for ~1/3 more time.
+//
+// Equivalence: the recompute runs the same kernels on the same inputs, so parameters
+// and grads are bitwise equal. (BatchNorm running statistics are updated twice per
+// step in the checkpointed run, forward and recompute, as with PyTorch's checkpoint;
+// they are buffers used only in eval mode and are not part of the result.)
+#include <algorithm>
+#include <cmath>
+
+#include "harness/trick.h"
+#include "harness/workloads.h"
+#include "training/checkpoint.h"
+
+namespace {
+
+namespace wl = trickbench::workloads;
+
+class GradCheckpointing : public trickbench::Trick {
+ public:
+  void SetUp(const trickbench::Setting& s) override {
+    depth_ = std::stoi(s.case_name.substr(std::string("depth").size()));
+    model_ = wl::SmallCnn(wl::CnnSize{.in_channels = 3, .channels = 16, .blocks = depth_, .classes = 10});
+    model_->to(s.device);
+    optimizer_ = std::make_unique<torch::optim::SGD>(model_->parameters(), torch::optim::SGDOptions(0.01));
+    batch_ = wl::ImageBatch(8, 3, 16, 16, 10, s.device);
+    block_forwards_ = std::make_shared<int64_t>(0);
+    for (auto& block : model_->blocks()) {
+      trickbench::training::Layer layer;
+      auto counter = block_forwards_;
+      layer.forward = [block, counter](const torch::Tensor& x) mutable {
+        ++*counter;
+        return block.forward(x);
+      };
+      const std::vector<std::shared_ptr<torch::nn::Module>> parts{block.conv1.ptr(), block.bn1.ptr(),
+                                                                  block.conv2.ptr(), block.bn2.ptr()};
+      for (const auto& m : parts) {
+        for (const auto& p : m->parameters()) layer.params.push_back(p);
+      }
+      layers_.push_back(std::move(layer));
+    }
+  }
+
+  void StoreAll() { Step(/*segments=*/0); }
+  void CheckpointSqrt() { Step(std::lround(std::sqrt(static_cast<double>(depth_)))); }
+
+  trickbench::Tensors Result() override {
+    trickbench::Tensors out = wl::Parameters(*model_);
+    for (const auto& p : model_->parameters()) out.push_back(p.grad().clone());
+    return out;
+  }
+
+  std::string Inactive(const std::string& variant) override {
+    const int64_t recomputed = forwards_last_step_ - depth_;
+    if (variant == "checkpoint_sqrt" && recomputed <= 0) return "no block was recomputed in backward";
+    if (variant == "store_all" && recomputed != 0) return "blocks ran more than once per step";
+    return "";
+  }
+
+  std::map<std::string, double> Counters(const std::string& variant) override {
+    return {{"blocks", static_cast<double>(depth_)},
+            // The plain run is one segment. (A counter that is 0 in every repetition
+            // makes Google Benchmark's cv NaN, which the harness cannot read back.)
+            {"segments", static_cast<double>(std::max<int64_t>(segments_, 1))},
+            {"block_forwards_per_step", static_cast<double>(forwards_last_step_)}};
+  }
+
+  int64_t ItemsPerRun() const override { return batch_.input.size(0); }
+
+ private:
+  void Step(int64_t segments) {
+    segments_ = segments;
+    const int64_t before = *block_forwards_;
+    model_->zero_grad(/*set_to_none=*/true);
+    torch::Tensor x = model_->Stem(batch_.input);
+    if (segments == 0) {
+      for (const auto& layer : layers_) x = layer.forward(x);
+    } else {
+      x = trickbench::training::CheckpointSequential(layers_, segments, x);
+    }
+    auto loss = torch::nn::functional::cross_entropy(model_->Head(x), batch_.target);
+    loss.backward();
+    optimizer_->step();
+    forwards_last_step_ = *block_forwards_ - before;
+  }
+
+  int64_t depth_ = 0;
+  int64_t segments_ = 0;
+  wl::SmallCnn model_{nullptr};
+  std::unique_ptr<torch::optim::SGD> optimizer_;
+  wl::Batch batch_;
+  std::vector<trickbench::training::Layer> layers_;
+  std::shared_ptr<int64_t> block_forwards_;
+  int64_t forwards_last_step_ = 0;
+};
+
+}  // namespace
+
+TRICKBENCH_TRICK(grad_checkpointing, GradCheckpointing)
+    .Category("Model architecture and training")
+    .Source("B")
+    .Claim("memory O(n) -> O(sqrt n) (Chen et al. 2016), small slowdown")
+    .Cases({"depth8", "depth16", "depth32"})
+    .Variant("store_all", &GradCheckpointing::StoreAll)
+    .Variant("checkpoint_sqrt", &GradCheckpointing::CheckpointSqrt)
+    .Bitwise();

@@ -1,0 +1,74 @@
+// inplace_ops (B): in-place activations (relu_) instead of out-of-place (relu).
+//
+// A training step (forward, backward, SGD) of the shared MLP, its layers called one by
+// one so the activation can be applied either way. ReLU's backward needs only its
+// output and Linear's backward only its input, so relu_ may overwrite the Linear
+// output: one activation buffer per layer fewer is kept for backward and allocated
+// per step. Same arithmetic, so the parameters are bitwise equal.
+#include "harness/trick.h"
+#include "harness/workloads.h"
+
+namespace {
+
+namespace wl = trickbench::workloads;
+
+class InplaceOps : public trickbench::Trick {
+ public:
+  void SetUp(const trickbench::Setting& s) override {
+    // Wide activations (batch 1024 x 512) against small weights, so the saved
+    // activations are a large share of the step's memory.
+    model_ = wl::Mlp({.in = 512, .hidden = 512, .out = 10, .layers = 4}, s.device);
+    optimizer_ = std::make_unique<torch::optim::SGD>(model_->parameters(), torch::optim::SGDOptions(0.01));
+    batch_ = wl::ClassificationBatch(1024, 512, 10, s.device);
+  }
+
+  void OutOfPlace() { Step(/*inplace=*/false); }
+  void InPlace() { Step(/*inplace=*/true); }
+
+  trickbench::Tensors Result() override { return wl::Parameters(*model_); }
+
+  std::string Inactive(const std::string& variant) override {
+    if (variant == "in_place" && !aliased_) return "relu_ output does not share the Linear output's memory";
+    if (variant == "out_of_place" && aliased_) return "relu output aliases its input";
+    return "";
+  }
+
+  int64_t ItemsPerRun() const override { return batch_.input.size(0); }
+
+ private:
+  torch::Tensor Forward(torch::Tensor x, bool inplace) {
+    aliased_ = true;
+    for (const auto& module : model_->children()) {
+      if (auto* linear = module->as<torch::nn::Linear>()) {
+        x = linear->forward(x);
+      } else if (module->as<torch::nn::ReLU>()) {
+        const void* before = x.data_ptr();
+        x = inplace ? x.relu_() : torch::relu(x);
+        aliased_ &= x.data_ptr() == before;
+      }
+    }
+    return x;
+  }
+
+  void Step(bool inplace) {
+    model_->zero_grad(/*set_to_none=*/true);
+    auto loss = torch::nn::functional::cross_entropy(Forward(batch_.input, inplace), batch_.target);
+    loss.backward();
+    optimizer_->step();
+  }
+
+  torch::nn::Sequential model_{nullptr};
+  std::unique_ptr<torch::optim::SGD> optimizer_;
+  wl::Batch batch_;
+  bool aliased_ = false;
+};
+
+}  // namespace
+
+TRICKBENCH_TRICK(inplace_ops, InplaceOps)
+    .Category("Model architecture and training")
+    .Source("B")
+    .Claim("saves memory")
+    .Variant("out_of_place", &InplaceOps::OutOfPlace)
+    .Variant("in_place", &InplaceOps::InPlace)
+    .Bitwise();

@@ -1,0 +1,102 @@
+// unused_layers (B): layers that are constructed but never called still cost memory.
+//
+// A classifier (the shared MLP) trained with Adam, once as a module that also builds
+// an auxiliary head it never calls in forward (a leftover of an experiment), once
+// without it. The unused head's parameters are allocated and live through training:
+// peak memory includes them (SetUp's survivors count in peak_bytes). Adam keeps no
+// state for them here because they never get a grad, so the waste is the parameters
+// alone; code that zeroes grads with zero_grad(false) or a DDP run with
+// find_unused_parameters would pay more.
+//
+// The used layers are built first and the batch before both, so both variants draw
+// the same initial weights and data: the trained used parameters are bitwise equal.
+#include "harness/trick.h"
+#include "harness/workloads.h"
+
+namespace {
+
+namespace wl = trickbench::workloads;
+
+class ClassifierImpl : public torch::nn::Module {
+ public:
+  ClassifierImpl(bool with_unused_head, const torch::Device& device) {
+    body_ = register_module("body", wl::Mlp({.in = 256, .hidden = 512, .out = 10, .layers = 2}, device));
+    if (with_unused_head) {
+      // 512 -> 4096 -> 1000: 2.6 M parameters that forward never touches.
+      aux_head_ = register_module("aux_head", wl::Mlp({.in = 512, .hidden = 4096, .out = 1000, .layers = 1},
+                                                     device));
+    }
+  }
+  torch::Tensor forward(const torch::Tensor& x) { return body_->forward(x); }
+  int64_t ParameterCount() const {
+    int64_t n = 0;
+    for (const auto& p : parameters()) n += p.numel();
+    return n;
+  }
+  torch::nn::Sequential body_{nullptr}, aux_head_{nullptr};
+};
+TORCH_MODULE(Classifier);
+
+class UnusedLayers : public trickbench::Trick {
+ public:
+  void SetUp(const trickbench::Setting& s) override {
+    batch_ = wl::ClassificationBatch(512, 256, 10, s.device);
+    device_ = s.device;
+  }
+
+  void WithUnused() { Step(/*with_unused_head=*/true); }
+  void WithoutUnused() { Step(/*with_unused_head=*/false); }
+
+  trickbench::Tensors Result() override { return wl::Parameters(*model_->body_); }
+
+  std::string Inactive(const std::string& variant) override {
+    const bool has_aux = !model_->aux_head_.is_empty();
+    if (variant == "with_unused" && !has_aux) return "the model has no unused layers";
+    if (variant == "without_unused" && has_aux) return "the model still builds the unused head";
+    if (has_aux) {
+      for (const auto& p : model_->aux_head_->parameters()) {
+        if (p.grad().defined()) return "the 'unused' head got a gradient: it is used";
+      }
+    }
+    return "";
+  }
+
+  std::map<std::string, double> Counters(const std::string& variant) override {
+    return {{"parameters", static_cast<double>(model_->ParameterCount())},
+            {"used_parameters", static_cast<double>(UsedCount())}};
+  }
+
+  int64_t ItemsPerRun() const override { return batch_.input.size(0); }
+
+ private:
+  // The model is built on the first run (SetUp does not know the variant); the
+  // construction is part of the variant's memory, which is the point.
+  void Step(bool with_unused_head) {
+    if (model_.is_empty()) {
+      model_ = Classifier(with_unused_head, device_);
+      optimizer_ = std::make_unique<torch::optim::Adam>(model_->parameters(), torch::optim::AdamOptions(1e-3));
+    }
+    optimizer_->zero_grad();
+    wl::TrainStep(model_, *optimizer_, batch_);
+  }
+  int64_t UsedCount() const {
+    int64_t n = 0;
+    for (const auto& p : model_->body_->parameters()) n += p.numel();
+    return n;
+  }
+
+  torch::Device device_ = torch::kCPU;
+  wl::Batch batch_;
+  Classifier model_{nullptr};
+  std::unique_ptr<torch::optim::Adam> optimizer_;
+};
+
+}  // namespace
+
+TRICKBENCH_TRICK(unused_layers, UnusedLayers)
+    .Category("Model architecture and training")
+    .Source("B")
+    .Claim("unused layers still cost memory (params, optimizer state)")
+    .Variant("with_unused", &UnusedLayers::WithUnused)
+    .Variant("without_unused", &UnusedLayers::WithoutUnused)
+    .Bitwise();
