@@ -53,7 +53,7 @@ failed) and keeps going.
   --list             print the trick ids and exit
   --help             this text
 Forwarded to every trick binary: --min_time=S --repetitions=N --threads=N --seed=N
-  --device=D --check_only --benchmark_*=...
+  --device=D --check_only --flush_l2 (CUDA builds) --benchmark_*=...
 
 Exit status: 0 when every trick was measured or skipped, 1 when any was invalid,
 failed, crashed or timed out (all results are still written), 2 bad command line.
@@ -82,7 +82,8 @@ bool StartsWith(const std::string& s, const std::string& p) { return s.rfind(p, 
 
 bool Parse(int argc, char** argv, Options* o, std::string* error, bool* help) {
   static const std::vector<std::string> kForwarded = {"--min_time=", "--repetitions=", "--threads=",
-                                                      "--seed=", "--device=", "--benchmark_"};
+                                                      "--seed=", "--device=", "--benchmark_",
+                                                      "--flush_l2"};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (!StartsWith(a, "--")) {
@@ -321,7 +322,7 @@ int main(int argc, char** argv) {
   int bad = 0;
   for (size_t i = 0; i < todo.size(); ++i) {
     const std::string id = Id(todo[i]);
-    std::printf("[%2zu/%zu] %-28s ", i + 1, todo.size(), id.c_str());
+    std::printf("[%zu/%zu] %-28s ", i + 1, todo.size(), id.c_str());
     std::fflush(stdout);
     const std::string result = opts.out_dir + "/" + id + ".json";
     const std::string log = opts.out_dir + "/" + id + ".log";

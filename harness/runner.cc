@@ -10,6 +10,7 @@
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -127,6 +128,22 @@ std::string DefaultOutPath(const std::string& id) {
     return std::string(ws) + "/results/" + id + ".json";
   }
   return id + ".json";
+}
+
+// Google Benchmark writes a coefficient of variation of 0/0 (a counter that is zero in
+// every repetition) as a bare nan, which is not JSON. Such a statistic has no value:
+// it becomes null.
+std::string NullNonFiniteNumbers(const std::string& gb_json) {
+  static const std::regex kNonFinite(R"((:\s*)-?(nan|inf)\b)", std::regex::icase);
+  return std::regex_replace(gb_json, kNonFinite, "$1null");
+}
+
+// The reproducibility object when it was not checked: same fields, nothing claimed.
+json NotChecked(const std::string& why) {
+  return {{"checked", false},
+          {"bitwise_reproducible", false},
+          {"fingerprint", ""},
+          {"detail", why}};
 }
 
 std::string DescribeException(const std::exception& e) {
@@ -640,7 +657,7 @@ int TrickMain(int argc, char** argv) {
                                "); no CUDA device here (cuda_available=false)";
     json result = ResultWithoutBenchmarks(context, executable);
     result["trickbench"] = TrickJson(def, opts, device, "skipped", reason);
-    result["trickbench"]["reproducibility"] = {{"checked", false}, {"detail", reason}};
+    result["trickbench"]["reproducibility"] = NotChecked(reason);
     std::cout << def.id() << ": skipped: " << reason << "\n";
     return WriteResult(out_path, result) ? 0 : 1;
   }
@@ -650,7 +667,7 @@ int TrickMain(int argc, char** argv) {
             << " threads\n";
   const CheckReport checks = RunChecks(def, device, opts.seed);
   const json reproducibility = checks.ok ? ReproducibilityJson(def, device, opts.seed)
-                                         : json{{"checked", false}, {"detail", "checks failed"}};
+                                         : NotChecked("not run: the checks failed");
   if (!checks.ok || opts.check_only) {
     json result = ResultWithoutBenchmarks(context, executable);
     result["trickbench"] = TrickJson(def, opts, device, checks.ok ? "checked" : "invalid",
@@ -772,9 +789,10 @@ int TrickMain(int argc, char** argv) {
   std::string read_error;
   const std::string gb_text = ReadFile(gb_out, &read_error);
   std::remove(gb_out.c_str());
-  json result = json::parse(gb_text, nullptr, /*allow_exceptions=*/false);
+  json result = json::parse(NullNonFiniteNumbers(gb_text), nullptr, /*allow_exceptions=*/false);
   if (result.is_discarded() || !result.contains("benchmarks")) {
-    std::cerr << "trickbench: Google Benchmark wrote no readable JSON (" << read_error << ")\n";
+    std::cerr << "trickbench: Google Benchmark wrote no readable JSON"
+              << (read_error.empty() ? "" : " (" + read_error + ")") << "\n";
     return 1;
   }
 #ifdef TRICKBENCH_CUDA

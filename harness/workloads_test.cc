@@ -1,0 +1,41 @@
+#include "harness/workloads.h"
+
+#include <gtest/gtest.h>
+
+namespace trickbench::workloads {
+namespace {
+
+TEST(Mlp, ShapesAndLayerCount) {
+  auto m = Mlp({.in = 7, .hidden = 5, .out = 3, .layers = 2});
+  EXPECT_EQ(m->forward(torch::randn({4, 7})).sizes(), (std::vector<int64_t>{4, 3}));
+  EXPECT_EQ(m->size(), 5u);  // 2 x (Linear, ReLU) + Linear
+}
+
+TEST(SmallCnn, ForwardShapeAndConvBiasSwitch) {
+  auto with_bias = SmallCnn(CnnSize{.channels = 8, .blocks = 2, .classes = 4});
+  auto no_bias = SmallCnn(CnnSize{.channels = 8, .blocks = 2, .classes = 4, .conv_bias = false});
+  const auto batch = ImageBatch(2, 3, 16, 16, 4);
+  EXPECT_EQ(with_bias->forward(batch.input).sizes(), (std::vector<int64_t>{2, 4}));
+  auto count = [](const torch::nn::Module& m) {
+    int64_t n = 0;
+    for (const auto& p : m.parameters()) n += p.numel();
+    return n;
+  };
+  // 5 convs of 8 output channels lose their bias.
+  EXPECT_EQ(count(*with_bias) - count(*no_bias), 5 * 8);
+  EXPECT_EQ(with_bias->blocks().size(), 2u);
+}
+
+TEST(TrainStep, ChangesTheParametersAndReturnsAFiniteLoss) {
+  torch::manual_seed(0);
+  auto m = Mlp({.in = 6, .hidden = 8, .out = 3, .layers = 1});
+  torch::optim::SGD sgd(m->parameters(), 0.1);
+  const auto before = Parameters(*m);
+  const auto loss = TrainStep(m, sgd, ClassificationBatch(5, 6, 3));
+  EXPECT_TRUE(std::isfinite(loss.item<float>()));
+  const auto after = Parameters(*m);
+  EXPECT_FALSE(torch::equal(before[0], after[0]));
+}
+
+}  // namespace
+}  // namespace trickbench::workloads
