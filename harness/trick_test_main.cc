@@ -7,7 +7,6 @@
 // (and a different one for another seed, so the check can fail), and smoke-runs the
 // binary with a tiny time budget and asserts on the JSON it writes.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +17,7 @@
 #include "determinism/fingerprint.h"
 #include "harness/atomic_file.h"
 #include "harness/runner.h"
+#include "harness/testing/subprocess.h"
 
 namespace trickbench {
 namespace {
@@ -41,23 +41,11 @@ std::string TmpDir() {
   return d ? d : "/tmp";
 }
 
-struct Proc {
-  int exit_code = -1;
-  std::string out;
-};
+using subprocess::Proc;
 
 // Runs the trick binary with `flags`, stdout captured, stderr to the test log.
 Proc RunBinary(const std::string& flags) {
-  Proc p;
-  const std::string cmd = g_trick_binary + " " + flags;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return p;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) p.out.append(buf, n);
-  const int status = pclose(pipe);
-  p.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return p;
+  return subprocess::RunCommand(g_trick_binary + " " + flags, subprocess::Stderr::kToTestLog);
 }
 
 TEST(Trick, RegisteredUnderItsFileName) {
@@ -99,10 +87,10 @@ TEST(Trick, ReproducibleAcrossProcesses) {
   if (NeedsMissingCuda()) GTEST_SKIP() << "needs CUDA: " << Def().needs_cuda_reason();
   const Proc a = RunBinary("--fingerprint --seed=3 --threads=1");
   const Proc b = RunBinary("--fingerprint --seed=3 --threads=1");
-  ASSERT_EQ(a.exit_code, 0) << a.out;
-  ASSERT_EQ(b.exit_code, 0) << b.out;
-  const auto ja = nlohmann::json::parse(a.out);
-  const auto jb = nlohmann::json::parse(b.out);
+  ASSERT_EQ(a.exit_code, 0) << a.output;
+  ASSERT_EQ(b.exit_code, 0) << b.output;
+  const auto ja = nlohmann::json::parse(a.output);
+  const auto jb = nlohmann::json::parse(b.output);
   ASSERT_EQ(ja["cases"].size(), Def().cases().size());
   EXPECT_EQ(ja["cases"], jb["cases"]);
   EXPECT_EQ(ja["variant"], Def().reproduced_variant());
@@ -112,7 +100,7 @@ TEST(Trick, SmokeRunWritesCompleteJson) {
   const std::string out = TmpDir() + "/" + g_expected_id + ".json";
   std::remove(out.c_str());
   const Proc p = RunBinary("--out=" + out + " --min_time=0.001 --threads=1");
-  ASSERT_EQ(p.exit_code, 0) << p.out;
+  ASSERT_EQ(p.exit_code, 0) << p.output;
   std::string error;
   const auto j = nlohmann::json::parse(ReadFile(out, &error));
   ASSERT_EQ(error, "");

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "harness/atomic_file.h"
+#include "harness/testing/subprocess.h"
 
 namespace {
 
@@ -24,22 +25,9 @@ using json = nlohmann::json;
 std::map<std::string, std::string> g_tricks;  // id -> binary path
 std::string g_run_all;
 
-struct Proc {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
+using trickbench::subprocess::Proc;
 
-Proc Exec(const std::string& cmd) {
-  Proc p;
-  FILE* pipe = popen((cmd + " 2>&1").c_str(), "r");
-  if (!pipe) return p;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) p.output.append(buf, n);
-  const int status = pclose(pipe);
-  p.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return p;
-}
+Proc Exec(const std::string& cmd) { return trickbench::subprocess::RunCommand(cmd); }
 
 std::string Tmp(const std::string& name) {
   const char* d = std::getenv("TEST_TMPDIR");
