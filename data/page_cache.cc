@@ -20,6 +20,17 @@ namespace {
 
 }  // namespace
 
+void SyncToDisk(const std::vector<std::string>& paths) {
+  for (const std::string& path : paths) {
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) Fail("cannot open for fsync", path, errno);
+    // fsync on a read-only descriptor is allowed on Linux and flushes the file's dirty pages.
+    const int err = fsync(fd) != 0 && errno != EINVAL ? errno : 0;
+    close(fd);
+    if (err) Fail("cannot fsync", path, err);
+  }
+}
+
 EvictionReport EvictFromPageCache(const std::vector<std::string>& paths) {
   EvictionReport report;
   for (const std::string& path : paths) {
@@ -28,8 +39,6 @@ EvictionReport EvictFromPageCache(const std::vector<std::string>& paths) {
     struct stat st;
     int err = 0;
     if (fstat(fd, &st) != 0) err = errno;
-    // fsync on a read-only descriptor is allowed on Linux and flushes the file's dirty pages.
-    if (!err && fsync(fd) != 0 && errno != EINVAL) err = errno;
     if (!err) err = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
     close(fd);
     if (err) Fail("cannot evict from the page cache", path, err);

@@ -1,11 +1,14 @@
 // Page-cache control, so that an I/O benchmark measures the storage and not RAM.
 //
+//   SyncToDisk(store.Files());                      // once, after writing them
 //   EvictionReport r = EvictFromPageCache(store.Files());
 //   double left = ResidentFraction(store.Files());   // ~0 when eviction worked
 //   if (IsRamBacked(dir)) ...                        // tmpfs: nothing to evict to
 //
-// Method: fsync (dirty pages cannot be dropped) then posix_fadvise(POSIX_FADV_DONTNEED)
-// per file, unprivileged and per file, unlike /proc/sys/vm/drop_caches. It drops file
+// Method: fsync once after writing (dirty pages cannot be dropped), then
+// posix_fadvise(POSIX_FADV_DONTNEED) per file before each read: unprivileged and per
+// file, unlike /proc/sys/vm/drop_caches. (Not fsync per eviction: on ext4 every fsync
+// flushes the disk's write cache even with nothing to write, milliseconds per file.) It drops file
 // data pages only: directory entries and inodes stay cached, so open() stays cheap.
 // On tmpfs/ramfs the pages are the storage and stay: ResidentFraction then says 1.
 #pragma once
@@ -19,12 +22,16 @@
 namespace trickbench::data {
 
 struct EvictionReport {
-  std::string method = "fsync+posix_fadvise(DONTNEED)";
+  std::string method = "posix_fadvise(DONTNEED)";
   int64_t files = 0;
   int64_t bytes = 0;
 };
 
-// Throws std::runtime_error naming the file when one cannot be opened or advised.
+// fsync every file. Throws std::runtime_error naming the file when one fails.
+void SyncToDisk(const std::vector<std::string>& paths);
+
+// Drops the files' clean pages. Throws std::runtime_error naming the file when one
+// cannot be opened or advised.
 EvictionReport EvictFromPageCache(const std::vector<std::string>& paths);
 
 // Fraction of the files' pages in the page cache (mincore), over at most `max_files`

@@ -1,0 +1,156 @@
+// prefetch (B): prepare batch n+1 in the background while batch n trains.
+//
+// One run is one epoch of SGD on an MLP over a JPEG image set: load a batch (read,
+// decode, seeded augmentation, collate: torch::data's Dataset::get_batch and Stack),
+// then one training step. The baseline does the two in turn; the optimized variant
+// loads on a background thread through trickbench::data::Prefetcher, at most two
+// batches ahead (bounded queue; stopped and joined cleanly even if the epoch ends
+// early). On CUDA the producer also copies each batch from pinned memory to the GPU
+// on a side stream (prefetch_cuda.cc), and the training stream waits on an event.
+//
+// The producer thread runs under the consumer's LibTorch thread-local state, so the
+// memory meter sees its allocations. On this 2-core machine the producer competes with
+// the training step's intra-op threads: the overlap is only as good as the spare cores.
+// Same batches, same order, same steps: parameters and data bitwise equal.
+#include "data/dataset.h"
+#include "data/image_set.h"
+#include "data/prefetcher.h"
+#include "data/sample_store.h"
+#include "determinism/seed.h"
+#include "harness/trick.h"
+#include "harness/workloads.h"
+
+#ifdef TRICKBENCH_CUDA
+namespace trickbench::prefetch_cuda {
+// Defined in prefetch_cuda.cc: copies the batch to `device` on a side stream; `wait()`
+// makes the caller's current stream wait for the copy and hands the tensors over to it.
+struct StagedBatch {
+  torch::data::Example<> batch;
+  std::function<void()> wait;
+};
+StagedBatch CopyOnSideStream(const torch::data::Example<>& batch, const torch::Device& device);
+}  // namespace trickbench::prefetch_cuda
+#endif
+
+namespace {
+
+using namespace trickbench::data;
+namespace wl = trickbench::workloads;
+
+constexpr int64_t kImages = 512;
+constexpr int64_t kBatch = 64;
+constexpr int64_t kCrop = 56;
+
+struct Staged {
+  torch::data::Example<> batch;
+  std::function<void()> wait;  // empty on CPU
+};
+
+class Prefetch : public trickbench::Trick {
+ public:
+  void SetUp(const trickbench::Setting& s) override {
+    device_ = s.device;
+    dir_ = std::make_unique<TempDir>(DefaultDataRoot(), "tb_prefetch");
+    auto store = std::make_shared<FileStore>(FileStore::Write(
+        dir_->path(),
+        EncodeAll(MakeSyntheticImages({.count = kImages, .height = 64, .width = 64}),
+                  ImageFormat::kJpeg),
+        ImageFormat::kJpeg));
+    dataset_ = std::make_unique<ImageDataset>(
+        store, DatasetOptions{.seed = trickbench::HarnessRng()(), .augment = {.crop = kCrop}});
+    model_ = wl::Mlp({.in = 3 * kCrop * kCrop, .hidden = 64, .out = 10, .layers = 1}, device_);
+    optimizer_ = std::make_unique<torch::optim::SGD>(model_->parameters(),
+                                                     torch::optim::SGDOptions(0.01));
+  }
+
+  void Serial() {
+    const ImageDataset epoch = dataset_->ForEpoch(epoch_++);
+    digest_ = EpochDigest();
+    for (int64_t b = 0; b < kImages / kBatch; ++b) Train(Load(epoch, b, /*side_stream=*/false));
+    max_queued_ = 0;
+  }
+
+  void Background() {
+    const ImageDataset epoch = dataset_->ForEpoch(epoch_++);
+    digest_ = EpochDigest();
+    int64_t next = 0;
+    Prefetcher<Staged> prefetcher(
+        [&]() -> std::optional<Staged> {
+          if (next == kImages / kBatch) return std::nullopt;
+          return Load(epoch, next++, /*side_stream=*/true);
+        },
+        /*capacity=*/2);
+    while (std::optional<Staged> staged = prefetcher.Next()) Train(std::move(*staged));
+    max_queued_ = static_cast<int64_t>(prefetcher.max_queued());
+  }
+
+  trickbench::Tensors Result() override {
+    trickbench::Tensors out = wl::Parameters(*model_);
+    for (const auto& t : digest_.Tensors()) out.push_back(t);
+    return out;
+  }
+
+  std::string Inactive(const std::string& variant) override {
+    if (variant == "background" && max_queued_ < 1) return "no batch was ever waiting in the queue";
+    return "";
+  }
+
+  std::map<std::string, double> Counters(const std::string& variant) override {
+    // Not for serial (always 0): Google Benchmark 1.7.1 writes the spread of an all-zero
+    // counter as nan, which its JSON cannot carry.
+    if (variant == "serial") return {};
+    return {{"max_batches_queued", static_cast<double>(max_queued_)}};
+  }
+
+  int64_t ItemsPerRun() const override { return kImages; }
+
+ private:
+  // Runs on the producer thread in the background variant. On CUDA the serial variant
+  // copies in line (blocking), the background one on a side stream.
+  Staged Load(const ImageDataset& epoch, int64_t b, bool side_stream) {
+    std::vector<size_t> indices(kBatch);
+    for (int64_t i = 0; i < kBatch; ++i) indices[i] = static_cast<size_t>(b * kBatch + i);
+    ImageDataset copy = epoch;  // get_batch is non-const; the copy shares the store
+    Staged s{torch::data::transforms::Stack<>().apply_batch(copy.get_batch(indices)), {}};
+    if (device_.is_cuda() && !side_stream) {
+      s.batch = {s.batch.data.to(device_), s.batch.target.to(device_)};
+    } else if (device_.is_cuda()) {
+#ifdef TRICKBENCH_CUDA
+      auto staged = trickbench::prefetch_cuda::CopyOnSideStream(s.batch, device_);
+      s.batch = std::move(staged.batch);
+      s.wait = std::move(staged.wait);
+#else
+      throw std::runtime_error("prefetch on CUDA needs a --config=cuda build (TRICKBENCH_CUDA)");
+#endif
+    }
+    return s;
+  }
+
+  void Train(Staged staged) {
+    if (staged.wait) staged.wait();
+    digest_.Add(staged.batch);
+    wl::Batch batch{staged.batch.data.reshape({staged.batch.data.size(0), -1}),
+                    staged.batch.target};
+    model_->zero_grad(/*set_to_none=*/true);
+    wl::TrainStep(model_, *optimizer_, batch);
+  }
+
+  torch::Device device_ = torch::kCPU;
+  std::unique_ptr<TempDir> dir_;
+  std::unique_ptr<ImageDataset> dataset_;
+  torch::nn::Sequential model_{nullptr};
+  std::unique_ptr<torch::optim::SGD> optimizer_;
+  int64_t epoch_ = 0;
+  int64_t max_queued_ = 0;
+  EpochDigest digest_;
+};
+
+}  // namespace
+
+TRICKBENCH_TRICK(prefetch, Prefetch)
+    .Category("Data loading")
+    .Source("B")
+    .Claim("hides loading time")
+    .Variant("serial", &Prefetch::Serial)
+    .Variant("background", &Prefetch::Background)
+    .Bitwise();
