@@ -521,8 +521,13 @@ Trick TrickFromResult(const json& result, const std::string& file,
     const json& r = f.Object(tb, "trickbench", "reproducibility");
     Reproducibility rep;
     rep.checked = f.Bool(r, "trickbench.reproducibility", "checked");
-    rep.bitwise_reproducible = f.Bool(r, "trickbench.reproducibility", "bitwise_reproducible");
-    rep.fingerprint = f.String(r, "trickbench.reproducibility", "fingerprint");
+    // Result files from before the fields were fixed omit them when nothing was checked.
+    if (rep.checked || r.contains("bitwise_reproducible")) {
+      rep.bitwise_reproducible = f.Bool(r, "trickbench.reproducibility", "bitwise_reproducible");
+    }
+    if (rep.checked || r.contains("fingerprint")) {
+      rep.fingerprint = f.String(r, "trickbench.reproducibility", "fingerprint");
+    }
     rep.detail = f.String(r, "trickbench.reproducibility", "detail");
     t.reproducibility = rep;
   }

@@ -179,6 +179,20 @@ TEST(BadInput, EmptyBenchmarkList) {
   EXPECT_EQ(f.field(), "trickbench.checks[0].variants[1].benchmark");
 }
 
+TEST(BadInput, ReproducibilityFields) {
+  // Not checked: the flags may be absent (older result files); checked: they must be there.
+  const std::string ok = Mutated([](json& j) {
+    j["trickbench"]["reproducibility"] = {{"checked", false}, {"detail", "needs CUDA"}};
+  });
+  const Trick t = TrickFromResult(ParseJsonText(ok, "r.json"), "r.json", nullptr);
+  ASSERT_TRUE(t.reproducibility.has_value());
+  EXPECT_FALSE(t.reproducibility->checked);
+  EXPECT_EQ(LoadError(Mutated([](json& j) {
+              j["trickbench"]["reproducibility"] = {{"checked", true}, {"detail", ""}};
+            })).field(),
+            "trickbench.reproducibility.bitwise_reproducible");
+}
+
 TEST(BadInput, PlainGoogleBenchmarkFileIsNamed) {
   EXPECT_EQ(LoadError(Mutated([](json& j) { j.erase("trickbench"); })).field(), "trickbench");
   EXPECT_EQ(LoadError("[1, 2]").field(), "");
