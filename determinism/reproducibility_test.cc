@@ -160,7 +160,7 @@ TEST(PlantedNondeterminism, MissingSeedIsCaughtInProcess) {
 }
 
 TEST(PlantedNondeterminism, MissingSeedIsCaughtAcrossProcesses) {
-  // LibTorch seeds its default CPU generator from /dev/urandom in every process, so
+  // LibTorch seeds its default CPU generator nondeterministically in every process, so
   // two fresh processes that forget to seed disagree from the first step.
   const Proc a = RunReferenceBinary("--no_seed --steps=4");
   const Proc b = RunReferenceBinary("--no_seed --steps=4");
