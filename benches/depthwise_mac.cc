@@ -1,0 +1,90 @@
+// depthwise_mac (B): depthwise convolution has few FLOPs but a high memory access cost.
+//
+// The same 3x3 convolution of an [8, 64, 32, 32] fp32 input to the same [8, 64, 32, 32]
+// output, two ways:
+//   dense      groups=1, a [64, 64, 3, 3] weight that is zero off the channel diagonal:
+//              2 * 8*64*32*32 * 64*9 = 604 MFLOP
+//   depthwise  groups=64, the [64, 1, 3, 3] diagonal itself: 64x fewer FLOPs (9.4 MFLOP)
+// Both move about the same bytes (input and output dominate: 2 MB each; weights 147 KB
+// vs 2.3 KB). The claim holds if depthwise is far less than 64x faster: its achieved
+// FLOP/s (counters; items_per_second = FLOP/s since ItemsPerRun is FLOP per run) is
+// much lower than the dense conv's, because it is bound by memory access, not FLOPs.
+//
+// Tolerance: rtol 1e-5, atol 1e-5. The dense kernel adds 576 products of which 567 are
+// exact zeros, the depthwise kernel adds the 9 nonzero ones; the fp32 sums differ only
+// in the order the 9 terms are added (inputs ~N(0,1), weights ~U(-1/3, 1/3): outputs
+// below ~5, a few ulp apart; measured max |diff| is printed in the check report).
+#include "harness/kernels.h"
+#include "harness/trick.h"
+
+namespace {
+
+constexpr int64_t kBatch = 8, kChannels = 64, kSide = 32, kKernel = 3;
+
+class DepthwiseMac : public trickbench::Trick {
+ public:
+  void SetUp(const trickbench::Setting& s) override {
+    device_ = s.device;
+    input_ = torch::randn({kBatch, kChannels, kSide, kSide}).to(device_);
+    const double bound = 1.0 / kKernel;  // Conv2d's default init bound for a 3x3 depthwise kernel
+    depthwise_weight_ =
+        (torch::rand({kChannels, 1, kKernel, kKernel}) * 2 * bound - bound).to(device_);
+    // Dense weight: output channel c sees only input channel c, with the same kernel.
+    dense_weight_ = torch::zeros({kChannels, kChannels, kKernel, kKernel});
+    for (int64_t c = 0; c < kChannels; ++c) dense_weight_[c][c].copy_(depthwise_weight_.cpu()[c][0]);
+    dense_weight_ = dense_weight_.to(device_);
+  }
+
+  void Dense() {
+    out_ = torch::conv2d(input_, dense_weight_, {}, /*stride=*/1, /*padding=*/1);
+    groups_ = 1;
+  }
+
+  void Depthwise() {
+    out_ = torch::conv2d(input_, depthwise_weight_, {}, 1, 1, /*dilation=*/1, /*groups=*/kChannels);
+    groups_ = kChannels;
+  }
+
+  trickbench::Tensors Result() override { return {out_}; }
+
+  std::string Inactive(const std::string& variant) override {
+    if (out_.sizes() != input_.sizes()) return "output shape differs from the input's";
+    const int64_t expected = variant == "depthwise" ? kChannels : 1;
+    if (groups_ != expected) return "last run used groups=" + std::to_string(groups_);
+    return "";
+  }
+
+  std::map<std::string, double> Counters(const std::string& variant) override {
+    const bool depthwise = variant == "depthwise";
+    const torch::Tensor x = input_, w = depthwise ? depthwise_weight_ : dense_weight_;
+    const int64_t groups = depthwise ? kChannels : 1;
+    const double seconds = trickbench::kernels::MedianSecondsPerRun(
+        [x, w, groups] { auto y = torch::conv2d(x, w, {}, 1, 1, 1, groups); }, device_);
+    return trickbench::kernels::RateCounters(static_cast<double>(Flop()),
+                                             trickbench::kernels::Bytes({input_, w, out_}),
+                                             seconds, device_, torch::kFloat);
+  }
+
+  // FLOP per run: Google Benchmark's items_per_second is then the achieved FLOP/s.
+  int64_t ItemsPerRun() const override { return Flop(); }
+
+ private:
+  int64_t Flop() const {
+    return trickbench::kernels::Conv2dFlop(kBatch, kChannels, kSide, kSide, kChannels / groups_,
+                                           kKernel, kKernel);
+  }
+
+  torch::Device device_ = torch::kCPU;
+  torch::Tensor input_, dense_weight_, depthwise_weight_, out_;
+  int64_t groups_ = 1;
+};
+
+}  // namespace
+
+TRICKBENCH_TRICK(depthwise_mac, DepthwiseMac)
+    .Category("Kernels and data operations")
+    .Source("B")
+    .Claim("depthwise has low FLOPs but high memory access cost")
+    .Variant("dense", &DepthwiseMac::Dense)
+    .Variant("depthwise", &DepthwiseMac::Depthwise)
+    .Tolerance(/*rtol=*/1e-5, /*atol=*/1e-5);

@@ -1,0 +1,180 @@
+// low_precision_inference (B): inference in 16 bit, or with int8 weights.
+//
+// The shared MLP (harness/workloads: 512 -> 3 x 1024 -> 10, ReLU), batch 128, inference:
+//   fp32          the float model
+//   16bit         a copy of the model and input in BFloat16 on CPU (oneDNN bf16 GEMMs
+//                 here), Half on CUDA
+//   int8_dynamic  dynamic quantization, PyTorch's quantize_dynamic for Linear: weights
+//                 int8 (per-tensor symmetric, prepacked once), activations quantized per
+//                 batch on the fly, int8 GEMM, float output: the quantized::linear_prepack
+//                 and quantized::linear_dynamic ops, called through the dispatcher (LibTorch
+//                 has no C++ quantize_dynamic)
+// int8_dynamic is registered only where it can run: a CPU build (the quantized engines,
+// fbgemm/qnnpack/oneDNN, have CPU kernels only) whose LibTorch lists a quantized engine,
+// checked when the binary starts (Debian's lists qnnpack and onednn). Otherwise the
+// counter int8_dynamic_available is 0 and the variant is absent.
+//
+// Accuracy beside speed (counters, against the fp32 output of the same instance):
+// max_abs_error_vs_fp32, relative_l2_error_vs_fp32, argmax_agreement (fraction of rows
+// whose top class is unchanged), and weight_bytes (what the weights occupy).
+// Tolerance: atol 0.01 on logits whose typical magnitude is ~0.1 (measured here: int8
+// max |diff| 2.6e-3, relative L2 error 1.5%; bf16 6e-4 and 0.5%): an int8 weight step is
+// max|w|/127, activations are quantized to 8 bits per batch, and four layers compound
+// it; bf16 keeps 8 significant bits per value and layer. About 4x the measured int8
+// error, so a broken kernel (wrong scale, dropped bias) still fails the check.
+#include <ATen/core/dispatch/Dispatcher.h>
+
+#include "harness/kernels.h"
+#include "harness/trick.h"
+#include "harness/workloads.h"
+
+namespace {
+
+namespace k = trickbench::kernels;
+
+// A CPU build whose LibTorch has a quantized engine can run dynamic quantization.
+bool Int8DynamicAvailable() {
+#ifdef TRICKBENCH_CUDA
+  return false;
+#else
+  for (const auto engine : at::globalContext().supportedQEngines()) {
+    if (engine != at::QEngine::NoQEngine) return true;
+  }
+  return false;
+#endif
+}
+
+// One Linear with int8 weights, run as quantized::linear_dynamic.
+class DynamicQuantizedLinear {
+ public:
+  explicit DynamicQuantizedLinear(const torch::nn::Linear& linear) {
+    static const auto prepack =
+        c10::Dispatcher::singleton().findSchemaOrThrow("quantized::linear_prepack", "");
+    const torch::Tensor w = linear->weight.detach();
+    const double scale = std::max(w.abs().max().item<double>(), 1e-12) / 127.0;
+    const torch::Tensor qweight = at::quantize_per_tensor(w, scale, 0, torch::kQInt8);
+    torch::jit::Stack stack{qweight, c10::optional<torch::Tensor>(linear->bias.detach())};
+    prepack.callBoxed(&stack);
+    packed_ = stack.at(0);
+    weight_bytes_ = qweight.numel() + k::Bytes({linear->bias});
+  }
+
+  torch::Tensor Forward(const torch::Tensor& x) const {
+    static const auto linear_dynamic =
+        c10::Dispatcher::singleton().findSchemaOrThrow("quantized::linear_dynamic", "");
+    torch::jit::Stack stack{x, packed_, /*reduce_range=*/false};
+    linear_dynamic.callBoxed(&stack);
+    return stack.at(0).toTensor();
+  }
+
+  int64_t weight_bytes() const { return weight_bytes_; }
+
+ private:
+  c10::IValue packed_;
+  int64_t weight_bytes_ = 0;
+};
+
+class LowPrecisionInference : public trickbench::Trick {
+ public:
+  void SetUp(const trickbench::Setting& s) override {
+    device_ = s.device;
+    model_ = trickbench::workloads::Mlp({.in = 512, .hidden = 1024, .out = 10, .layers = 3}, device_);
+    input_ = torch::randn({128, 512}).to(device_);
+    low_dtype_ = k::LowPrecisionFloat(device_);
+    low_model_ = std::dynamic_pointer_cast<torch::nn::SequentialImpl>(model_->clone());
+    low_model_->to(low_dtype_);
+    low_input_ = input_.to(low_dtype_);
+    if (Int8DynamicAvailable() && !device_.is_cuda()) {
+      for (const auto& child : model_->children()) {
+        if (auto linear = std::dynamic_pointer_cast<torch::nn::LinearImpl>(child)) {
+          int8_layers_.emplace_back(torch::nn::Linear(linear));
+        }
+      }
+    }
+    torch::NoGradGuard no_grad;
+    reference_ = model_->forward(input_);
+  }
+
+  void Fp32() {
+    c10::InferenceMode inference;
+    out_ = model_->forward(input_);
+  }
+
+  void LowFloat() {
+    c10::InferenceMode inference;
+    out_ = low_model_->forward(low_input_);
+  }
+
+  void Int8Dynamic() {
+    c10::InferenceMode inference;
+    torch::Tensor x = input_;
+    for (size_t i = 0; i < int8_layers_.size(); ++i) {
+      x = int8_layers_[i].Forward(x);
+      if (i + 1 < int8_layers_.size()) x = torch::relu(x);
+    }
+    out_ = x;
+  }
+
+  trickbench::Tensors Result() override { return {out_.to(torch::kFloat)}; }
+
+  std::string Inactive(const std::string& variant) override {
+    const torch::ScalarType expected = variant == "16bit" ? low_dtype_ : torch::kFloat;
+    if (out_.scalar_type() != expected) {
+      return std::string("output dtype is ") + c10::toString(out_.scalar_type()) + ", expected " +
+             c10::toString(expected);
+    }
+    if (variant == "16bit" && low_model_->parameters().front().scalar_type() != low_dtype_) {
+      return "16-bit model's weights are not 16-bit";
+    }
+    if (variant == "int8_dynamic" && int8_layers_.size() != 4) return "the 4 Linear layers are not all int8";
+    return "";
+  }
+
+  std::map<std::string, double> Counters(const std::string& variant) override {
+    const torch::Tensor out = out_.to(torch::kFloat), ref = reference_;
+    std::map<std::string, double> c = {
+        {"max_abs_error_vs_fp32", (out - ref).abs().max().item<double>()},
+        {"relative_l2_error_vs_fp32", ((out - ref).norm() / ref.norm()).item<double>()},
+        {"argmax_agreement", out.argmax(1).eq(ref.argmax(1)).to(torch::kDouble).mean().item<double>()},
+        {"int8_dynamic_available", Int8DynamicAvailable() && !device_.is_cuda() ? 1 : 0},
+    };
+    int64_t weight_bytes = 0;
+    if (variant == "int8_dynamic") {
+      for (const auto& layer : int8_layers_) weight_bytes += layer.weight_bytes();
+      c["quantized_engine"] = static_cast<double>(at::globalContext().qEngine());
+    } else {
+      for (const auto& p : (variant == "16bit" ? low_model_ : model_)->parameters()) weight_bytes += k::Bytes({p});
+    }
+    c["weight_bytes"] = static_cast<double>(weight_bytes);
+    return c;
+  }
+
+  int64_t ItemsPerRun() const override { return input_.size(0); }
+
+ private:
+  torch::Device device_ = torch::kCPU;
+  torch::ScalarType low_dtype_ = torch::kBFloat16;
+  torch::nn::Sequential model_{nullptr};
+  std::shared_ptr<torch::nn::SequentialImpl> low_model_;
+  std::vector<DynamicQuantizedLinear> int8_layers_;
+  torch::Tensor input_, low_input_, reference_, out_;
+};
+
+}  // namespace
+
+TRICKBENCH_TRICK(low_precision_inference, LowPrecisionInference)
+    .Category("Model architecture and training")
+    .Source("B")
+    .Claim("faster, smaller")
+    .Variant("fp32", &LowPrecisionInference::Fp32)
+    .Variant("16bit", &LowPrecisionInference::LowFloat)
+    .Tolerance(/*rtol=*/0, /*atol=*/0.01);
+
+// Added after the registration above (same file: initialised in order), and only where
+// the build can run it; see Int8DynamicAvailable().
+[[maybe_unused]] static const bool kInt8DynamicRegistered = [] {
+  if (!Int8DynamicAvailable()) return false;
+  trickbench::FindTrick("low_precision_inference")
+      ->Variant("int8_dynamic", &LowPrecisionInference::Int8Dynamic);
+  return true;
+}();

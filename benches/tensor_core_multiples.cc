@@ -1,0 +1,116 @@
+// tensor_core_multiples (A9): matmul dims that are multiples of 8.
+//
+// The article's dims, each as one matmul (m x k) @ (k x n), unaligned vs padded with
+// zeros to the next multiple of 8 (which is what the trick is: declare the layer 8-wide
+// multiples, mask or ignore the extra outputs):
+//   vocab33708  n, the output (vocabulary) size: 33708 -> 33712
+//   batch4084   m, the batch: 4084 -> 4088
+//   batch4095   m, the batch: 4095 -> 4096
+// each in fp32 and in 16-bit (the "_16bit" cases: BFloat16 on CPU, which this build
+// runs through oneDNN; Half on CUDA, for tensor cores).
+//
+// The other dims, chosen so a run stays well under 100 ms on a 2-core CPU (~1.1 GFLOP):
+//   CPU   vocab: m = 32 tokens, k = 512 hidden;  batch: k = 512, n = 256
+//   CUDA  vocab: m = 4096, k = 4096;             batch: k = 4096, n = 4096
+// (the article's setting, a 4096-wide layer, where the GPU is busy enough to show it).
+// Counters: achieved FLOP/s of the shape actually computed, and on a GPU in the table of
+// harness/kernels the fraction of the device's peak. ItemsPerRun is the useful FLOP (the
+// unaligned problem's), so items_per_second compares useful throughput.
+//
+// Tensor cores are a GPU feature; on a CPU the article predicts nothing, and a small
+// effect either way (SIMD width, cache blocking) is what to expect.
+//
+// Equivalence: operands are small integers (harness/kernels IntegerValued), so every
+// sum is exact in fp32 accumulation and the padded zeros change nothing: results are
+// bitwise equal on CPU, in bf16 too (the exact sum is rounded once). Tolerance rtol 2e-3
+// (two fp16 ulps) allows for cuBLAS's reduced-precision fp16 reductions on a GPU.
+#include "harness/kernels.h"
+#include "harness/trick.h"
+
+namespace {
+
+namespace k = trickbench::kernels;
+
+struct Shape {
+  int64_t m, k, n;
+};
+
+class TensorCoreMultiples : public trickbench::Trick {
+ public:
+  void SetUp(const trickbench::Setting& s) override {
+    device_ = s.device;
+    const std::string& c = s.case_name;
+    dtype_ = c.find("_16bit") != std::string::npos ? k::LowPrecisionFloat(device_) : torch::kFloat;
+    const bool gpu = device_.is_cuda();
+    if (c.rfind("vocab33708", 0) == 0) {
+      problem_ = gpu ? Shape{4096, 4096, 33708} : Shape{32, 512, 33708};
+      aligned_ = {problem_.m, problem_.k, k::RoundUp(problem_.n, 8)};
+    } else {
+      const int64_t batch = c.rfind("batch4084", 0) == 0 ? 4084 : 4095;
+      problem_ = gpu ? Shape{batch, 4096, 4096} : Shape{batch, 512, 256};
+      aligned_ = {k::RoundUp(batch, 8), problem_.k, problem_.n};
+    }
+    a_ = k::IntegerValued({problem_.m, problem_.k}, dtype_, device_);
+    b_ = k::IntegerValued({problem_.k, problem_.n}, dtype_, device_);
+    a_aligned_ = k::ZeroPad(a_, 0, aligned_.m);
+    b_aligned_ = k::ZeroPad(b_, 1, aligned_.n);
+  }
+
+  void Unaligned() {
+    out_ = a_.mm(b_);
+    computed_ = problem_;
+  }
+
+  void Aligned() {
+    out_ = a_aligned_.mm(b_aligned_);
+    computed_ = aligned_;
+  }
+
+  trickbench::Tensors Result() override {
+    return {out_.narrow(0, 0, problem_.m).narrow(1, 0, problem_.n)};
+  }
+
+  std::string Inactive(const std::string& variant) override {
+    if (out_.scalar_type() != dtype_) {
+      return std::string("output dtype is ") + c10::toString(out_.scalar_type()) + ", expected " +
+             c10::toString(dtype_);
+    }
+    const bool multiples = computed_.m % 8 == 0 && computed_.k % 8 == 0 && computed_.n % 8 == 0;
+    if (variant == "aligned8" && !multiples) return "computed shape is not a multiple of 8";
+    if (variant == "unaligned" && multiples) return "computed shape is already a multiple of 8";
+    return "";
+  }
+
+  std::map<std::string, double> Counters(const std::string& variant) override {
+    const torch::Tensor a = variant == "aligned8" ? a_aligned_ : a_;
+    const torch::Tensor b = variant == "aligned8" ? b_aligned_ : b_;
+    const double seconds = k::MedianSecondsPerRun([a, b] { auto y = a.mm(b); }, device_);
+    auto c = k::RateCounters(static_cast<double>(k::MatmulFlop(computed_.m, computed_.k, computed_.n)),
+                             k::Bytes({a, b, out_}), seconds, device_, dtype_);
+    c["m"] = computed_.m;
+    c["k"] = computed_.k;
+    c["n"] = computed_.n;
+    c["useful_flop_per_run"] = ItemsPerRun();
+    return c;
+  }
+
+  int64_t ItemsPerRun() const override { return k::MatmulFlop(problem_.m, problem_.k, problem_.n); }
+
+ private:
+  torch::Device device_ = torch::kCPU;
+  torch::ScalarType dtype_ = torch::kFloat;
+  Shape problem_{}, aligned_{}, computed_{};
+  torch::Tensor a_, b_, a_aligned_, b_aligned_, out_;
+};
+
+}  // namespace
+
+TRICKBENCH_TRICK(tensor_core_multiples, TensorCoreMultiples)
+    .Category("Model architecture and training")
+    .Source("A9")
+    .Claim("1.3-4x (dims 33712, 4088, 4096 vs 33708, 4084, 4095; tensor cores, fp16)")
+    .Cases({"vocab33708_fp32", "vocab33708_16bit", "batch4084_fp32", "batch4084_16bit",
+            "batch4095_fp32", "batch4095_16bit"})
+    .Variant("unaligned", &TensorCoreMultiples::Unaligned)
+    .Variant("aligned8", &TensorCoreMultiples::Aligned)
+    .Tolerance(/*rtol=*/2e-3, /*atol=*/0);
