@@ -488,7 +488,7 @@ CheckReport RunChecks(const TrickDef& def, const torch::Device& device, uint64_t
         {
           CpuMemoryMeter meter;
           auto trick = def.Make();
-          trick->SetUp(Setting{case_name, device});
+          trick->SetUp(Setting{case_name, device, variant.name});
           vc.setup_bytes = meter.live_bytes();
           meter.ResetPeak();  // SetUp's temporaries are not the variant's cost
 #ifdef TRICKBENCH_CUDA
@@ -537,7 +537,7 @@ Fingerprint ReproduceFingerprint(const TrickDef& def, const std::string& case_na
   DeterministicGuard guard;
   SeedEverything(seed);
   auto trick = def.Make();
-  trick->SetUp(Setting{case_name, device});
+  trick->SetUp(Setting{case_name, device, name});
   for (int s = 0; s < def.check_steps(); ++s) def.variants()[index].body(*trick);
   NamedTensors named;
   const Tensors result = trick->Result();
@@ -738,7 +738,7 @@ int TrickMain(int argc, char** argv) {
               if (!slot.trick && slot.error.empty()) {
                 SeedEverything(seed);
                 slot.trick = def.Make();
-                slot.trick->SetUp(Setting{def.cases()[ci], device});
+                slot.trick->SetUp(Setting{def.cases()[ci], device, def.variants()[vi].name});
                 // Warm-up: first-touch page faults, lazy init, allocator caches.
                 const auto start = std::chrono::steady_clock::now();
                 do {

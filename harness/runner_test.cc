@@ -104,7 +104,14 @@ TEST(CompareResults, ShapeCountAndNanMismatchesAreNamed) {
 
 class Twice : public Trick {
  public:
-  void SetUp(const Setting&) override { x_ = torch::randn({5}); }
+  void SetUp(const Setting& s) override {
+    x_ = torch::randn({5});
+    variants_set_up().push_back(s.variant);
+  }
+  static std::vector<std::string>& variants_set_up() {
+    static std::vector<std::string> v;
+    return v;
+  }
   void A() { y_ = x_ * 2; }
   void B() { y_ = x_ + x_; }
   Tensors Result() override { return {y_}; }
@@ -129,8 +136,11 @@ TEST(Registry, FindsRegisteredTricksAndValidates) {
   EXPECT_NE(ValidateDef(def).find("unknown variant nope"), std::string::npos);
   def.Reproduce("times_two");
 
+  Twice::variants_set_up().clear();
   const CheckReport r = RunChecks(def, torch::kCPU, 0);
   EXPECT_TRUE(r.ok) << r.reason;
+  // Each instance is told which variant it will run.
+  EXPECT_EQ(Twice::variants_set_up(), (std::vector<std::string>{"times_two", "plus_self"}));
   EXPECT_EQ(ReproduceFingerprint(def, "", torch::kCPU, 5),
             ReproduceFingerprint(def, "", torch::kCPU, 5));
   EXPECT_NE(ReproduceFingerprint(def, "", torch::kCPU, 5),

@@ -64,6 +64,10 @@ using Tensors = std::vector<torch::Tensor>;
 struct Setting {
   std::string case_name;  // one of TrickDef::cases(); "" for a trick with one case
   torch::Device device = torch::kCPU;
+  // The variant this instance will run: every instance runs one variant only, so
+  // SetUp can build what only that variant needs (a flattened optimizer, a model
+  // without unused layers) outside the measured region.
+  std::string variant;
 };
 
 class Trick {
