@@ -18,7 +18,7 @@ namespace {
 
 using namespace trickbench::data;
 
-constexpr int64_t kImages = 256;
+constexpr int64_t kImages = 128;
 
 class DecodeFormat : public trickbench::Trick {
  public:

@@ -22,7 +22,7 @@ namespace {
 
 using namespace trickbench::data;
 
-constexpr int64_t kImages = 512;
+constexpr int64_t kImages = 256;
 
 class LoaderWorkers : public trickbench::Trick {
  public:
