@@ -7,8 +7,7 @@
 //   depthwise  groups=64, the [64, 1, 3, 3] diagonal itself: 64x fewer FLOPs (9.4 MFLOP)
 // Both move about the same bytes (input and output dominate: 2 MB each; weights 147 KB
 // vs 2.3 KB). The claim holds if depthwise is far less than 64x faster: its achieved
-// FLOP/s (counters; items_per_second = FLOP/s since ItemsPerRun is FLOP per run) is
-// much lower than the dense conv's, because it is bound by memory access, not FLOPs.
+// FLOP/s (the achieved_flop_per_s counter) is much lower than the dense conv's, because it is bound by memory access, not FLOPs.
 //
 // Tolerance: rtol 1e-5, atol 1e-5. The dense kernel adds 576 products of which 567 are
 // exact zeros, the depthwise kernel adds the 9 nonzero ones; the fp32 sums differ only
@@ -65,7 +64,8 @@ class DepthwiseMac : public trickbench::Trick {
                                              seconds, device_, torch::kFloat);
   }
 
-  // FLOP per run: Google Benchmark's items_per_second is then the achieved FLOP/s.
+  // FLOP per run. Google Benchmark divides items by the main thread's CPU time, not wall
+  // time: the achieved_flop_per_s counter (wall clock) is the FLOP/s to read.
   int64_t ItemsPerRun() const override { return Flop(); }
 
  private:

@@ -6,8 +6,7 @@
 //   elementwise  x * D, where D is diag(d)'s [512, 512] counterpart with column j
 //                filled with d_j: 512^2 = 0.26 MFLOP, 1/12 FLOP per byte
 // The GEMM does 1024x the FLOPs over the same bytes. The claim holds if its time is far
-// less than 1024x the element-wise op's: compare achieved_flop_per_s (counters, and
-// items_per_second, since ItemsPerRun is the variant's FLOP per run) between the two.
+// less than 1024x the element-wise op's: compare the achieved_flop_per_s counters.
 // Memory-bound element-wise ops reach a tiny fraction of the FLOP/s a GEMM reaches.
 //
 // Equivalence: bitwise. Every output of x @ diag(d) is x_ij * d_j plus exact zeros
@@ -63,7 +62,8 @@ class ElementwiseCost : public trickbench::Trick {
     return c;
   }
 
-  // FLOP per run: Google Benchmark's items_per_second is then the achieved FLOP/s.
+  // FLOP per run. Google Benchmark divides items by the main thread's CPU time, not wall
+  // time: the achieved_flop_per_s counter (wall clock) is the FLOP/s to read.
   int64_t ItemsPerRun() const override { return flop_; }
 
  private:

@@ -1,6 +1,6 @@
 // low_precision_inference (B): inference in 16 bit, or with int8 weights.
 //
-// The shared MLP (harness/workloads: 512 -> 3 x 1024 -> 10, ReLU), batch 128, inference:
+// The shared MLP (harness/workloads: 512 -> 3 x 1024 -> 10, ReLU), batch 64, inference:
 //   fp32          the float model
 //   16bit         a copy of the model and input in BFloat16 on CPU (oneDNN bf16 GEMMs
 //                 here), Half on CUDA
@@ -79,7 +79,7 @@ class LowPrecisionInference : public trickbench::Trick {
   void SetUp(const trickbench::Setting& s) override {
     device_ = s.device;
     model_ = trickbench::workloads::Mlp({.in = 512, .hidden = 1024, .out = 10, .layers = 3}, device_);
-    input_ = torch::randn({128, 512}).to(device_);
+    input_ = torch::randn({64, 512}).to(device_);
     low_dtype_ = k::LowPrecisionFloat(device_);
     low_model_ = std::dynamic_pointer_cast<torch::nn::SequentialImpl>(model_->clone());
     low_model_->to(low_dtype_);
