@@ -65,27 +65,29 @@ On a CUDA device each iteration is timed with CUDA events on the current stream
 // Set once by TrickMain from --flush_l2 and the device.
 bool g_flush_l2 = false;
 
-// UseManualTime makes Google Benchmark 1.7 append this to every name it writes. The
-// result file drops it again, so that benchmark names (and the names in
-// trickbench.checks that reports pair them by) are the same on every device;
-// trickbench.settings.timing says how the times were taken.
-constexpr char kManualTimeSuffix[] = "/manual_time";
-
-void DropManualTimeSuffix(json* result) {
-  for (auto& b : (*result)["benchmarks"]) {
-    for (const char* key : {"name", "run_name"}) {
-      if (!b.contains(key) || !b[key].is_string()) continue;
-      std::string v = b[key].get<std::string>();
-      const auto at = v.find(kManualTimeSuffix);
-      if (at != std::string::npos) v.erase(at, sizeof(kManualTimeSuffix) - 1);
-      b[key] = v;
-    }
-  }
-}
 #endif
 
 bool StartsWith(const std::string& s, const std::string& prefix) {
   return s.rfind(prefix, 0) == 0;
+}
+
+// UseRealTime (CPU) and UseManualTime (CUDA events) make Google Benchmark 1.7 append
+// "/real_time" or "/manual_time" to every name it writes. The result file drops them,
+// so that benchmark names (and the names in trickbench.checks that reports pair them
+// by) are BM_<id>[/<case>]/<variant> on every device; trickbench.settings.timing
+// says how the times were taken.
+void DropTimeTypeSuffix(json* result) {
+  for (auto& b : (*result)["benchmarks"]) {
+    for (const char* key : {"name", "run_name"}) {
+      if (!b.contains(key) || !b[key].is_string()) continue;
+      std::string v = b[key].get<std::string>();
+      for (const std::string suffix : {"/real_time", "/manual_time"}) {
+        const auto at = v.find(suffix);
+        if (at != std::string::npos) v.erase(at, suffix.size());
+      }
+      b[key] = v;
+    }
+  }
 }
 
 bool ParseInt(const std::string& flag, const std::string& text, long long lo, long long hi,
@@ -250,7 +252,8 @@ json TrickJson(const TrickDef& def, const RunOptions& opts, const torch::Device&
         {"min_time", opts.min_time},
         {"seed", opts.seed},
         {"check_steps", def.check_steps()},
-        {"random_interleaving", true}}},
+        {"random_interleaving", true},
+        {"timing", "wall_clock"}}},
       {"nvtx", NvtxRange::enabled()},
   };
 }
@@ -725,10 +728,7 @@ int TrickMain(int argc, char** argv) {
       const VariantCheck* vc = check_of[{ci, vi}];
       const uint64_t seed = opts.seed;
       const double warmup_seconds = std::min(0.05, opts.min_time);
-#ifdef TRICKBENCH_CUDA
-      benchmark::internal::Benchmark* registered =
-#endif
-      benchmark::RegisterBenchmark(
+      benchmark::internal::Benchmark* registered = benchmark::RegisterBenchmark(
           name.c_str(),
           [&def, slots, ci, vi, vc, seed, device, name, warmup_seconds](benchmark::State& state) {
             Slot& slot = (*slots)[{ci, vi}];
@@ -777,6 +777,9 @@ int TrickMain(int argc, char** argv) {
               state.SkipWithError(slot.error.c_str());
             }
           });
+      // Wall time decides the iteration count and the rates: a trick whose work runs
+      // on other threads (loader workers, intra-op pool) uses little main-thread CPU.
+      registered->UseRealTime();
 #ifdef TRICKBENCH_CUDA
       if (device.is_cuda()) registered->UseManualTime();
 #endif
@@ -795,9 +798,7 @@ int TrickMain(int argc, char** argv) {
               << (read_error.empty() ? "" : " (" + read_error + ")") << "\n";
     return 1;
   }
-#ifdef TRICKBENCH_CUDA
-  if (device.is_cuda()) DropManualTimeSuffix(&result);
-#endif
+  DropTimeTypeSuffix(&result);
   std::string status = "ok", reason;
   for (const auto& b : result["benchmarks"]) {
     if (b.value("error_occurred", false)) {
