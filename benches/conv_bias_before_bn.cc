@@ -21,8 +21,8 @@ namespace {
 using trickbench::workloads::CnnSize;
 using trickbench::workloads::SmallCnn;
 
-constexpr int64_t kBatch = 32;
-constexpr int64_t kImage = 32;
+constexpr int64_t kBatch = 16;
+constexpr int64_t kImage = 16;
 constexpr double kLearningRate = 0.05;
 
 struct Model {

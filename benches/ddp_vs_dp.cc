@@ -23,7 +23,11 @@
 // Memory: the harness's meter sees neither the replica thread's allocations nor the
 // rank processes' (it is thread-local); peak_bytes covers the driving thread only.
 // "No GIL" (the claim's reason) has no C++ counterpart: what remains is processes vs
-// threads and a gather-to-one vs an all-reduce.
+// threads and a gather-to-one vs an all-reduce. Measured on the 2-core dev machine:
+// with --threads=2 (the default there) the two replica threads each start a 2-thread
+// intra-op (OpenMP) team on 2 cores and the baseline collapses (~300 ms/step vs ~25 ms
+// for the ranks, which get 1 thread each); with --threads=1 the threads win (~21 ms vs
+// ~27 ms: no process hop, no all-reduce). Compare both before drawing a conclusion.
 #include <unistd.h>
 
 #include <set>
