@@ -7,8 +7,8 @@
 //   CPU   Mlp {in 256, hidden 256, 2 hidden layers, out 10}: ~1.1 GFLOP per run at
 //         batch 4096, ~30 ms in fp32 on a 2-core CPU
 //   CUDA  Mlp {in 1024, hidden 1024, 1 hidden layer, out 10}
-// ItemsPerRun is the batch, so items_per_second is samples/s (per CPU second of the main
-// thread, Google Benchmark's default): the per-sample figure an epoch's time follows (the aligned batch does one or four more samples per run, so
+// ItemsPerRun is the batch, so items_per_second is samples/s: the per-sample figure an
+// epoch's time follows (the aligned batch does one or four more samples per run, so
 // the ratio of times per run understates it slightly). Counters add achieved FLOP/s and,
 // on a GPU in harness/kernels' table, the fraction of peak.
 // "Maximise the batch until memory is full" is a GPU-memory matter; a CPU's memory is

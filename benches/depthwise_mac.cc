@@ -64,8 +64,7 @@ class DepthwiseMac : public trickbench::Trick {
                                              seconds, device_, torch::kFloat);
   }
 
-  // FLOP per run. Google Benchmark divides items by the main thread's CPU time, not wall
-  // time: the achieved_flop_per_s counter (wall clock) is the FLOP/s to read.
+  // FLOP per run: items_per_second (wall time) is then the measured runs' FLOP/s.
   int64_t ItemsPerRun() const override { return Flop(); }
 
  private:

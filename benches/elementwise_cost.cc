@@ -62,8 +62,7 @@ class ElementwiseCost : public trickbench::Trick {
     return c;
   }
 
-  // FLOP per run. Google Benchmark divides items by the main thread's CPU time, not wall
-  // time: the achieved_flop_per_s counter (wall clock) is the FLOP/s to read.
+  // FLOP per run: items_per_second (wall time) is then the measured runs' FLOP/s.
   int64_t ItemsPerRun() const override { return flop_; }
 
  private:

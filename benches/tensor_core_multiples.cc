@@ -16,8 +16,8 @@
 // (the article's setting, a 4096-wide layer, where the GPU is busy enough to show it).
 // Counters: achieved FLOP/s of the shape actually computed, and on a GPU in the table of
 // harness/kernels the fraction of the device's peak, timed by wall clock. ItemsPerRun is
-// the useful FLOP (the unaligned problem's); Google Benchmark divides it by the main
-// thread's CPU time, not wall time, so read achieved_flop_per_s for FLOP/s.
+// the useful FLOP (the unaligned problem's), so items_per_second (wall time) is the
+// useful FLOP/s of the measured runs.
 //
 // Tensor cores are a GPU feature; on a CPU the article predicts nothing, and a small
 // effect either way (SIMD width, cache blocking) is what to expect.

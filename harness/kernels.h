@@ -15,9 +15,8 @@
 // Why the timer: the trick contract's Counters() are plain numbers read after the
 // checks, and Google Benchmark's rate counters are not reachable from a trick. A trick
 // that wants named FLOP/s and bytes/s counters times its own body briefly here; the
-// authoritative time is still Google Benchmark's. (Its items_per_second is not a FLOP/s:
-// the harness does not call UseRealTime, so items are divided by the main thread's CPU
-// time, which differs from wall time when LibTorch's worker threads do the work.)
+// authoritative time is still Google Benchmark's (with ItemsPerRun = FLOP per run, its
+// wall-time items_per_second is the measured runs' FLOP/s).
 #pragma once
 
 #include <torch/torch.h>
