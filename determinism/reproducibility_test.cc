@@ -7,7 +7,6 @@
 // state must each be caught. Copy this file to gate your own training loop.
 #include <ATen/Parallel.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <iostream>
@@ -17,6 +16,7 @@
 #include "determinism/planted_nondeterminism.h"
 #include "determinism/reference_training.h"
 #include "determinism/thread_count.h"
+#include "harness/testing/subprocess.h"
 #include "harness/workloads.h"
 
 namespace trickbench {
@@ -56,21 +56,11 @@ TEST(Reproducibility, SameForAnyNumberOfLoaderWorkers) {
   }
 }
 
-struct Proc {
-  int exit_code = -1;
-  std::string out;
-};
+using subprocess::Proc;
 
+// stdout only: it is the trace JSON; stderr goes to the test log.
 Proc RunReferenceBinary(const std::string& flags) {
-  Proc p;
-  FILE* pipe = popen((g_reference_binary + " " + flags).c_str(), "r");
-  if (!pipe) return p;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) p.out.append(buf, n);
-  const int status = pclose(pipe);
-  p.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return p;
+  return subprocess::RunCommand(g_reference_binary + " " + flags, subprocess::Stderr::kToTestLog);
 }
 
 TEST(Reproducibility, SameRunInTwoFreshProcesses) {
@@ -78,10 +68,10 @@ TEST(Reproducibility, SameRunInTwoFreshProcesses) {
   // generator left advanced, a cache); fresh processes do not share it.
   const Proc a = RunReferenceBinary("--seed=3 --workers=2");
   const Proc b = RunReferenceBinary("--seed=3 --workers=2");
-  ASSERT_EQ(a.exit_code, 0) << a.out;
-  ASSERT_EQ(b.exit_code, 0) << b.out;
-  const TrainingTrace ta = TrainingTrace::FromJson(a.out);
-  const TrainingTrace tb = TrainingTrace::FromJson(b.out);
+  ASSERT_EQ(a.exit_code, 0) << a.output;
+  ASSERT_EQ(b.exit_code, 0) << b.output;
+  const TrainingTrace ta = TrainingTrace::FromJson(a.output);
+  const TrainingTrace tb = TrainingTrace::FromJson(b.output);
   EXPECT_EQ(ta.steps().size(), 24u);
   EXPECT_EQ(Report(ta, tb), "");
   // And the in-process run agrees with them: no hidden dependence on process state.
@@ -166,7 +156,7 @@ TEST(PlantedNondeterminism, MissingSeedIsCaughtAcrossProcesses) {
   const Proc b = RunReferenceBinary("--no_seed --steps=4");
   ASSERT_EQ(a.exit_code, 0);
   ASSERT_EQ(b.exit_code, 0);
-  const auto d = FindDivergence(TrainingTrace::FromJson(a.out), TrainingTrace::FromJson(b.out));
+  const auto d = FindDivergence(TrainingTrace::FromJson(a.output), TrainingTrace::FromJson(b.output));
   ASSERT_TRUE(d.has_value()) << "two unseeded fresh processes agreed";
   EXPECT_EQ(d->step, 0);
 }
