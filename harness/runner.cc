@@ -720,12 +720,10 @@ int TrickMain(int argc, char** argv) {
     std::string error;
   };
   auto slots = std::make_shared<std::map<std::pair<size_t, size_t>, Slot>>();
-  std::map<std::pair<size_t, size_t>, const VariantCheck*> check_of;
   for (size_t ci = 0; ci < def.cases().size(); ++ci) {
     for (size_t vi = 0; vi < def.variants().size(); ++vi) {
-      check_of[{ci, vi}] = &checks.cases[ci].variants[vi];
       const std::string name = BenchmarkName(def, def.cases()[ci], def.variants()[vi].name);
-      const VariantCheck* vc = check_of[{ci, vi}];
+      const VariantCheck* vc = &checks.cases[ci].variants[vi];
       const uint64_t seed = opts.seed;
       const double warmup_seconds = std::min(0.05, opts.min_time);
       benchmark::internal::Benchmark* registered = benchmark::RegisterBenchmark(
