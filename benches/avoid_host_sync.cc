@@ -9,7 +9,7 @@
 // Both accumulate in double the same float losses in the same order, so the total is
 // bitwise equal, as are the trained parameters.
 #include "harness/trick.h"
-#include "harness/workloads.h"
+#include "workloads/workloads.h"
 
 namespace {
 

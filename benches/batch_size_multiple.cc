@@ -21,7 +21,7 @@
 // ulps) allows for cuBLAS's reduced-precision fp16 reductions on a GPU.
 #include "harness/kernels.h"
 #include "harness/trick.h"
-#include "harness/workloads.h"
+#include "workloads/workloads.h"
 
 namespace {
 

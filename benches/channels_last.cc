@@ -20,7 +20,7 @@
 #include <torch/version.h>
 
 #include "harness/trick.h"
-#include "harness/workloads.h"
+#include "workloads/workloads.h"
 
 namespace {
 

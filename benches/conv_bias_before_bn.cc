@@ -14,7 +14,7 @@
 // that did not cancel would move the logits by its own size (~0.1).
 // Counters: parameters (total count) and conv_bias_parameters.
 #include "harness/trick.h"
-#include "harness/workloads.h"
+#include "workloads/workloads.h"
 
 namespace {
 

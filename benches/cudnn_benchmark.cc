@@ -18,7 +18,7 @@
 // cuDNN convolutions use TF32 by default (10-bit mantissa) and the two variants may
 // run different algorithms, each rounding differently.
 #include "harness/trick.h"
-#include "harness/workloads.h"
+#include "workloads/workloads.h"
 
 namespace {
 

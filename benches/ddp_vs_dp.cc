@@ -38,7 +38,7 @@
 #include "dist/rank_group.h"
 #include "dist/rank_main.h"
 #include "harness/trick.h"
-#include "harness/workloads.h"
+#include "workloads/workloads.h"
 
 namespace {
 

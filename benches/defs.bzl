@@ -12,13 +12,13 @@ A file <id>_cuda.cc beside it is compiled only with --config=cuda (it may use th
 c10/cuda headers, which do not compile against a CPU-only LibTorch).
 """
 
-load("//harness:copts.bzl", "TRICKBENCH_COPTS")
+load("//common:copts.bzl", "TRICKBENCH_COPTS")
 
 # What every trick may use without listing it.
 _COMMON_DEPS = [
     "//determinism",
     "//harness:trick",
-    "//harness:workloads",
+    "//workloads",
     "//third_party:libtorch",
 ]
 

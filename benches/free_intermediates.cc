@@ -11,7 +11,7 @@
 // (On a GPU the tip adds emptying the caching allocator; that lowers reserved, not
 // peak allocated memory, and this CPU-measured trick does not do it.)
 #include "harness/trick.h"
-#include "harness/workloads.h"
+#include "workloads/workloads.h"
 
 namespace {
 

@@ -7,7 +7,7 @@
 // the backbone, so backward stops at the head. The head sees the same forward and the
 // same gradient, so its trained parameters are bitwise equal.
 #include "harness/trick.h"
-#include "harness/workloads.h"
+#include "workloads/workloads.h"
 
 namespace {
 

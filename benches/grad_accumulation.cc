@@ -12,7 +12,7 @@
 // within rtol 1e-4, atol 1e-6 (fp32 sums of 512-2048 terms reordered; measured
 // max |diff| is printed by the check when it fails).
 #include "harness/trick.h"
-#include "harness/workloads.h"
+#include "workloads/workloads.h"
 
 namespace {
 

@@ -16,7 +16,7 @@
 #include <cmath>
 
 #include "harness/trick.h"
-#include "harness/workloads.h"
+#include "workloads/workloads.h"
 #include "training/checkpoint.h"
 
 namespace {

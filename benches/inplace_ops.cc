@@ -6,7 +6,7 @@
 // output: one activation buffer per layer fewer is kept for backward and allocated
 // per step. Same arithmetic, so the parameters are bitwise equal.
 #include "harness/trick.h"
-#include "harness/workloads.h"
+#include "workloads/workloads.h"
 
 namespace {
 

@@ -26,7 +26,7 @@
 
 #include "harness/kernels.h"
 #include "harness/trick.h"
-#include "harness/workloads.h"
+#include "workloads/workloads.h"
 
 namespace {
 

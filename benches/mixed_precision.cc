@@ -16,7 +16,7 @@
 // outputs, so logits of magnitude ~0.1-1 differ from fp32 by up to ~1e-2: atol 2e-2,
 // rtol 5e-2. Parameter updates are lr * grad, so they differ far less.
 #include "harness/trick.h"
-#include "harness/workloads.h"
+#include "workloads/workloads.h"
 #include "training/autocast.h"
 #include "training/grad_scaler.h"
 

@@ -5,7 +5,7 @@
 // InferenceMode (which also skips version counters and view tracking). Outputs must be
 // bitwise equal: the kernels are the same, only the bookkeeping differs.
 #include "harness/trick.h"
-#include "harness/workloads.h"
+#include "workloads/workloads.h"
 
 namespace {
 

@@ -18,7 +18,7 @@
 #include "data/sample_store.h"
 #include "determinism/seed.h"
 #include "harness/trick.h"
-#include "harness/workloads.h"
+#include "workloads/workloads.h"
 
 #ifdef TRICKBENCH_CUDA
 namespace trickbench::prefetch_cuda {

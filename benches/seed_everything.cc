@@ -17,7 +17,7 @@
 #include "determinism/fingerprint.h"
 #include "determinism/seed.h"
 #include "harness/trick.h"
-#include "harness/workloads.h"
+#include "workloads/workloads.h"
 
 namespace {
 

@@ -11,7 +11,7 @@
 // The used layers are built first and the batch before both, so both variants draw
 // the same initial weights and data: the trained used parameters are bitwise equal.
 #include "harness/trick.h"
-#include "harness/workloads.h"
+#include "workloads/workloads.h"
 
 namespace {
 

@@ -5,7 +5,7 @@
 // (backward then writes fresh grads, no memset, no read-add-write). Parameters after
 // the steps must be bitwise equal: 0 + g == g exactly.
 #include "harness/trick.h"
-#include "harness/workloads.h"
+#include "workloads/workloads.h"
 
 namespace {
 

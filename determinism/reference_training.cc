@@ -3,7 +3,7 @@
 #include <sstream>
 
 #include "determinism/seeded_dataset.h"
-#include "harness/workloads.h"
+#include "workloads/workloads.h"
 
 namespace trickbench {
 namespace {

@@ -17,7 +17,7 @@
 #include "determinism/reference_training.h"
 #include "determinism/thread_count.h"
 #include "harness/testing/subprocess.h"
-#include "harness/workloads.h"
+#include "workloads/workloads.h"
 
 namespace trickbench {
 namespace {

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/atomic_file.h"
+#include "common/atomic_file.h"
 #include "harness/gpu_info.h"
 
 #ifdef TRICKBENCH_CUDA

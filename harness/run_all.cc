@@ -28,7 +28,7 @@
 #include <thread>
 #include <vector>
 
-#include "harness/atomic_file.h"
+#include "common/atomic_file.h"
 #include "reports/cli.h"
 
 namespace {

@@ -16,7 +16,7 @@
 
 #include "determinism/guard.h"
 #include "determinism/seed.h"
-#include "harness/atomic_file.h"
+#include "common/atomic_file.h"
 #include "harness/context.h"
 #include "harness/memory.h"
 #include "harness/nvtx.h"

@@ -15,7 +15,7 @@
 #include <string>
 
 #include "determinism/fingerprint.h"
-#include "harness/atomic_file.h"
+#include "common/atomic_file.h"
 #include "harness/runner.h"
 #include "harness/testing/subprocess.h"
 

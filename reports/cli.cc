@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <optional>
 
-#include "harness/atomic_file.h"
+#include "common/atomic_file.h"
 #include "reports/compare.h"
 #include "reports/render.h"
 #include "reports/report.h"

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "harness/atomic_file.h"
+#include "common/atomic_file.h"
 
 namespace trickbench {
 namespace reports {

@@ -14,7 +14,7 @@
 #include <string>
 #include <thread>
 
-#include "harness/atomic_file.h"
+#include "common/atomic_file.h"
 #include "harness/testing/subprocess.h"
 
 namespace {

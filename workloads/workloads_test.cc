@@ -1,4 +1,4 @@
-#include "harness/workloads.h"
+#include "workloads/workloads.h"
 
 #include <gtest/gtest.h>
 
