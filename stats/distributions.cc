@@ -1,0 +1,88 @@
+#include "stats/distributions.h"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace trickbench {
+namespace stats {
+namespace {
+
+// Continued fraction for I_x(a, b) (Numerical Recipes' betacf, modified Lentz).
+double BetaContinuedFraction(double a, double b, double x) {
+  constexpr double kTiny = 1e-300;
+  constexpr double kEps = 1e-15;
+  const double qab = a + b, qap = a + 1, qam = a - 1;
+  double c = 1, d = 1 - qab * x / qap;
+  if (std::fabs(d) < kTiny) d = kTiny;
+  d = 1 / d;
+  double h = d;
+  for (int m = 1; m <= 500; ++m) {
+    const int m2 = 2 * m;
+    double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
+    d = 1 + aa * d;
+    if (std::fabs(d) < kTiny) d = kTiny;
+    c = 1 + aa / c;
+    if (std::fabs(c) < kTiny) c = kTiny;
+    d = 1 / d;
+    h *= d * c;
+    aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+    d = 1 + aa * d;
+    if (std::fabs(d) < kTiny) d = kTiny;
+    c = 1 + aa / c;
+    if (std::fabs(c) < kTiny) c = kTiny;
+    d = 1 / d;
+    const double del = d * c;
+    h *= del;
+    if (std::fabs(del - 1) < kEps) break;
+  }
+  return h;
+}
+
+}  // namespace
+
+double NormalCdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
+
+double NormalQuantile(double p) {
+  if (!(p > 0 && p < 1)) throw std::invalid_argument("NormalQuantile: p must be in (0, 1)");
+  double lo = -40, hi = 40;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (NormalCdf(mid) < p ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+double IncompleteBeta(double a, double b, double x) {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  const double log_front = std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) +
+                           a * std::log(x) + b * std::log1p(-x);
+  const double front = std::exp(log_front);
+  // The continued fraction converges fast for x < (a+1)/(a+b+2); use symmetry otherwise.
+  if (x < (a + 1) / (a + b + 2)) return front * BetaContinuedFraction(a, b, x) / a;
+  return 1 - front * BetaContinuedFraction(b, a, 1 - x) / b;
+}
+
+double StudentTCdf(double t, double dof) {
+  if (!(dof > 0)) throw std::invalid_argument("StudentTCdf: dof must be > 0");
+  if (std::isinf(dof)) return NormalCdf(t);
+  const double x = dof / (dof + t * t);
+  const double tail = 0.5 * IncompleteBeta(dof / 2, 0.5, x);  // P(T > |t|)
+  return t >= 0 ? 1 - tail : tail;
+}
+
+double StudentTQuantile(double p, double dof) {
+  if (!(p > 0 && p < 1)) throw std::invalid_argument("StudentTQuantile: p must be in (0, 1)");
+  if (std::isinf(dof)) return NormalQuantile(p);
+  double lo = -1e6, hi = 1e6;
+  for (int i = 0; i < 300; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (StudentTCdf(mid, dof) < p ? lo : hi) = mid;
+    if (hi - lo < 1e-12) break;
+  }
+  return 0.5 * (lo + hi);
+}
+
+}  // namespace stats
+}  // namespace trickbench

@@ -1,0 +1,227 @@
+#include "stats/speedup.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <iostream>
+
+#include "stats/simulation.h"
+
+namespace trickbench {
+namespace stats {
+namespace {
+
+// The fraction of `n` seeded experiments of `sc` whose interval holds the truth.
+double Coverage(Scenario sc, int n, uint64_t seed0, const SpeedupOptions& opt = {}) {
+  int covered = 0;
+  const double truth = std::exp(sc.true_log_speedup);
+  for (int i = 0; i < n; ++i) {
+    SpeedupOptions o = opt;
+    o.seed = seed0 + i;
+    const Speedup s = EstimateSpeedup(Simulate(sc, seed0 + i).LogRatios(), o);
+    covered += s.low <= truth && truth <= s.high;
+  }
+  return static_cast<double>(covered) / n;
+}
+
+// Monte Carlo error of a proportion near 95 % with n experiments: ~0.7 % at n = 1000,
+// so [93 %, 97 %] is about +-3 standard errors around a correct 95 %.
+TEST(SpeedupCoverage, TIntervalFewProcesses) {
+  Scenario sc;
+  sc.processes = 4;
+  sc.true_log_speedup = std::log(1.2);
+  const double c = Coverage(sc, 2000, 1000);
+  std::cout << "coverage " << c << "\n";
+  EXPECT_GE(c, 0.93);
+  EXPECT_LE(c, 0.97);
+}
+
+TEST(SpeedupCoverage, TIntervalProcessEffectsDominate) {
+  Scenario sc;
+  sc.processes = 3;
+  sc.process_effect_sd = 0.08;
+  const double c = Coverage(sc, 2000, 5000);
+  std::cout << "coverage " << c << "\n";
+  EXPECT_GE(c, 0.93);
+  EXPECT_LE(c, 0.97);
+}
+
+TEST(SpeedupCoverage, CalibratedBootstrapManyProcesses) {
+  Scenario sc;
+  sc.processes = 12;
+  sc.rounds = 10;
+  sc.true_log_speedup = std::log(0.9);
+  SpeedupOptions opt;
+  opt.resamples = 2000;
+  const double c = Coverage(sc, 1000, 9000, opt);
+  std::cout << "coverage " << c << "\n";
+  EXPECT_GE(c, 0.93);
+  EXPECT_LE(c, 0.97);
+}
+
+TEST(SpeedupCoverage, CalibratedBootstrapRoundNoiseDominates) {
+  Scenario sc;
+  sc.processes = 10;
+  sc.rounds = 8;
+  sc.process_effect_sd = 0.002;
+  sc.round_sd = 0.08;
+  sc.tail_probability = 0.15;
+  SpeedupOptions opt;
+  opt.resamples = 2000;
+  const double c = Coverage(sc, 1000, 20000, opt);
+  std::cout << "coverage " << c << "\n";
+  EXPECT_GE(c, 0.93);
+  EXPECT_LE(c, 0.97);
+}
+
+// One process cannot see the between-process variance: its interval is too narrow when
+// that variance exists. The method says so ("rounds"); this pins down that it does.
+TEST(SpeedupCoverage, OneProcessUndercoversWhenProcessesDiffer) {
+  Scenario sc;
+  sc.processes = 1;
+  sc.process_effect_sd = 0.08;
+  SpeedupOptions opt;
+  opt.resamples = 300;
+  EXPECT_LT(Coverage(sc, 500, 30000, opt), 0.8);
+  EXPECT_EQ(EstimateSpeedup(Simulate(sc, 1).LogRatios(), opt).method, "rounds");
+}
+
+// A/A: two runs of the same build. The compare's rate of "different" verdicts must
+// stay at alpha, per benchmark.
+TEST(CompareSpeedups, AaFalseAlarmsStayAtAlpha) {
+  Scenario sc;
+  sc.processes = 4;
+  int alarms = 0, decided = 0;
+  const int n = 2000;
+  for (int i = 0; i < n; ++i) {
+    SpeedupOptions o;
+    o.seed = i;
+    const Speedup a = EstimateSpeedup(Simulate(sc, 100000 + 2 * i).LogRatios(), o);
+    const Speedup b = EstimateSpeedup(Simulate(sc, 100001 + 2 * i).LogRatios(), o);
+    std::vector<Change> one = {CompareSpeedups(a, b)};
+    alarms += one[0].p_value < 0.05;
+    Decide(&one);
+    decided += one[0].outcome == ChangeOutcome::kFaster || one[0].outcome == ChangeOutcome::kSlower;
+  }
+  std::cout << "A/A p < 0.05: " << alarms << " of " << n << "; decided faster/slower: " << decided
+            << "\n";
+  // alpha + 3 Monte Carlo standard errors (sqrt(.05 * .95 / 2000) = 0.49 %).
+  EXPECT_LE(static_cast<double>(alarms) / n, 0.05 + 3 * 0.0049);
+  EXPECT_LE(static_cast<double>(decided) / n, 0.05 + 3 * 0.0049);
+}
+
+TEST(CompareSpeedups, DetectsAPlantedTwentyPercentSlowdown) {
+  Scenario sc;
+  sc.processes = 4;
+  Scenario slow = sc;
+  slow.true_log_speedup = std::log(1 / 1.2);
+  int detected = 0;
+  for (int i = 0; i < 200; ++i) {
+    std::vector<Change> c = {CompareSpeedups(EstimateSpeedup(Simulate(sc, 7 * i).LogRatios()),
+                                             EstimateSpeedup(Simulate(slow, 7 * i + 1).LogRatios()))};
+    Decide(&c);
+    detected += c[0].outcome == ChangeOutcome::kSlower;
+  }
+  EXPECT_GE(detected, 190);
+}
+
+TEST(Speedup, ReproducibleFromTheSeed) {
+  Scenario sc;
+  sc.processes = 12;
+  const auto data = Simulate(sc, 3).LogRatios();
+  SpeedupOptions o;
+  o.seed = 11;
+  const Speedup a = EstimateSpeedup(data, o), b = EstimateSpeedup(data, o);
+  EXPECT_EQ(a.low, b.low);
+  EXPECT_EQ(a.high, b.high);
+  EXPECT_EQ(a.p_value, b.p_value);
+  EXPECT_EQ(a.method, "bootstrap");
+  EXPECT_EQ(a.p_method, "sign_flip");
+}
+
+TEST(Speedup, PointEstimateIsGeometricMeanOfProcessMedians) {
+  const Speedup s = EstimateSpeedup({{std::log(1.1), std::log(1.2), std::log(9.0)},
+                                     {std::log(1.3), std::log(1.3)}});
+  EXPECT_NEAR(s.speedup, std::sqrt(1.2 * 1.3), 1e-12);
+  EXPECT_EQ(s.processes, 2);
+  EXPECT_EQ(s.rounds, 5);
+  EXPECT_EQ(s.method, "t");
+  EXPECT_EQ(s.p_method, "t");
+}
+
+TEST(Speedup, SignFlipExactWithSixProcesses) {
+  const Speedup s = EstimateSpeedup({{0.1}, {0.2}, {0.15}, {0.12}, {0.3}, {0.11}});
+  EXPECT_EQ(s.p_method, "sign_flip");
+  EXPECT_NEAR(s.p_value, 2.0 / 64, 1e-12);
+}
+
+TEST(Speedup, ImpreciseWhenHalfWidthAboveTenPercent) {
+  const Speedup wide = EstimateSpeedup({{0.0}, {0.3}, {-0.1}});
+  EXPECT_TRUE(wide.imprecise);
+  EXPECT_GT(wide.half_width, 0.10);
+  const Speedup narrow = EstimateSpeedup({{0.100}, {0.101}, {0.099}});
+  EXPECT_FALSE(narrow.imprecise);
+}
+
+TEST(Speedup, RejectsEmptyAndNonFinite) {
+  EXPECT_THROW(EstimateSpeedup({}), std::invalid_argument);
+  EXPECT_THROW(EstimateSpeedup({{}, {}}), std::invalid_argument);
+  EXPECT_THROW(EstimateSpeedup({{0.1, NAN}}), std::invalid_argument);
+  SpeedupOptions bad;
+  bad.confidence = 1;
+  EXPECT_THROW(EstimateSpeedup({{0.1}}, bad), std::invalid_argument);
+}
+
+TEST(ToSettle, MoreProcessesWhenBetweenProcessVarianceDominates) {
+  Scenario sc;
+  sc.processes = 3;
+  sc.process_effect_sd = 0.15;
+  sc.round_sd = 0.005;
+  sc.tail_probability = 0;
+  const Speedup s = EstimateSpeedup(Simulate(sc, 5).LogRatios());
+  ASSERT_TRUE(s.imprecise);
+  const Settle settle = ToSettle(s, 0.10);
+  EXPECT_TRUE(settle.reachable);
+  EXPECT_GT(settle.processes, 3);
+  EXPECT_EQ(settle.rounds_per_process, 15);  // more rounds would not help
+}
+
+TEST(Holm, AdjustsInStepDownOrder) {
+  const std::vector<double> adj = HolmAdjust({0.01, 0.04, 0.03, 0.5});
+  EXPECT_NEAR(adj[0], 0.04, 1e-12);
+  EXPECT_NEAR(adj[2], 0.09, 1e-12);
+  EXPECT_NEAR(adj[1], 0.09, 1e-12);  // monotone: max(0.08, 0.09)
+  EXPECT_NEAR(adj[3], 0.5, 1e-12);
+}
+
+TEST(Decide, ThreeOutcomes) {
+  Change faster;
+  faster.ratio = 1.2, faster.low = 1.15, faster.high = 1.25, faster.p_value = 1e-6;
+  Change tiny;  // significant but within the minimum effect: not a finding
+  tiny.ratio = 1.02, tiny.low = 1.01, tiny.high = 1.03, tiny.p_value = 1e-6;
+  Change wide;
+  wide.ratio = 1.1, wide.low = 0.8, wide.high = 1.5, wide.p_value = 0.4;
+  Change slower;
+  slower.ratio = 0.8, slower.low = 0.75, slower.high = 0.85, slower.p_value = 1e-5;
+  std::vector<Change> c = {faster, tiny, wide, slower};
+  Decide(&c);
+  EXPECT_EQ(c[0].outcome, ChangeOutcome::kFaster);
+  EXPECT_EQ(c[1].outcome, ChangeOutcome::kUnchanged);
+  EXPECT_EQ(c[2].outcome, ChangeOutcome::kUnknown);
+  EXPECT_EQ(c[3].outcome, ChangeOutcome::kSlower);
+  EXPECT_EQ(ChangeOutcomeName(c[2].outcome), "unknown");
+}
+
+TEST(MinimumDetectableEffect, ShrinksWithTheStandardError) {
+  Speedup s;
+  s.dof = 3;
+  s.log_se = 0.02;
+  const double a = MinimumDetectableEffect(s);
+  s.log_se = 0.01;
+  EXPECT_LT(MinimumDetectableEffect(s), a);
+  EXPECT_NEAR(a, std::expm1((3.1824 + 0.9785) * 0.02), 1e-3);
+}
+
+}  // namespace
+}  // namespace stats
+}  // namespace trickbench
