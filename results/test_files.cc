@@ -1,0 +1,108 @@
+#include "results/test_files.h"
+
+#include <limits>
+
+namespace trickbench {
+namespace results {
+namespace testing {
+
+ResultFile FullResult() {
+  ResultFile r;
+  r.context = {{"date", "2026-01-01T00:00:00+00:00"}, {"num_cpus", 2},
+               {"torch_version", "2.11.0"}, {"device", "cpu"}, {"trickbench_id", "demo"}};
+  TrickResult& t = r.trickbench;
+  t.id = "demo";
+  t.category = "Kernels";
+  t.source = "A1";
+  t.claim = "faster";
+  t.needs_cuda = false;
+  t.status = ResultStatus::kOk;
+  t.device = "cpu";
+  t.baseline = "baseline";
+  t.variants = {"baseline", "optimized"};
+  t.cases = {"small", "large"};
+  t.reproduced_variant = "optimized";
+  t.tolerance = {1e-5, 1e-6, false};
+  t.settings.threads = 2;
+  t.settings.repetitions = 3;
+  t.settings.min_time = 0.1;
+  t.settings.seed = 7;
+  t.settings.check_steps = 2;
+  t.settings.random_interleaving = true;
+  t.settings.timing = "cuda_events";
+  t.settings.backend = {{"flush_l2", true}};
+  t.nvtx = true;
+  t.checks.emplace();
+  for (const std::string& c : t.cases) {
+    CaseChecks cc{c, {}};
+    for (const std::string& v : t.variants) {
+      VariantCheck vc;
+      vc.name = v;
+      vc.benchmark = "BM_demo/" + c + "/" + v;
+      vc.equivalent = true;
+      vc.max_abs_diff = v == "baseline" ? 0 : 1e-7;
+      vc.max_rel_diff = v == "baseline" ? 0 : std::numeric_limits<double>::infinity();
+      vc.active = true;
+      vc.setup_bytes = 100;
+      vc.peak_bytes = 4096;
+      vc.run_peak_bytes = 3996;
+      vc.allocations = 4;
+      vc.counters = {{"flops_per_run", 1e6}, {"cuda_peak_allocated_bytes", 512}};
+      cc.variants.push_back(vc);
+      for (int k = 0; k < t.settings.repetitions; ++k) {
+        r.benchmarks.push_back({{"name", vc.benchmark},
+                                {"run_name", vc.benchmark},
+                                {"run_type", "iteration"},
+                                {"repetitions", t.settings.repetitions},
+                                {"repetition_index", k},
+                                {"iterations", 10},
+                                {"real_time", 100.0 + k},
+                                {"cpu_time", 99.0},
+                                {"time_unit", "us"}});
+      }
+      r.benchmarks.push_back({{"name", vc.benchmark + "_median"},
+                              {"run_name", vc.benchmark},
+                              {"run_type", "aggregate"},
+                              {"aggregate_name", "median"},
+                              {"real_time", 101.0},
+                              {"time_unit", "us"}});
+    }
+    t.checks->push_back(cc);
+  }
+  Reproducibility rep;
+  rep.checked = true;
+  rep.variant = "optimized";
+  rep.bitwise_reproducible = false;
+  rep.fingerprint = "a1b2c3d4";
+  rep.detail = "large: runs differ at result[0]";
+  rep.cases = {{"small", true, "a1b2c3d4", "", ""},
+               {"large", false, "ffee", "result[0]", ""},
+               {"huge", false, "", "", "out of memory"}};
+  t.reproducibility = rep;
+  return r;
+}
+
+RunIndex FullIndex() {
+  RunIndex index;
+  index.started = "2026-01-01T00:00:00Z";
+  index.finished = "2026-01-01T00:05:00Z";
+  index.complete = false;
+  index.interrupted_by = "SIGTERM";
+  index.out_dir = "/abs/run-20260101-000000";
+  index.timeout_seconds = 300;
+  index.forwarded_flags = {"--min_time=0.05"};
+  int i = 0;
+  for (RunOutcome o : AllRunOutcomes()) {
+    const std::string id = "trick_" + std::to_string(i++);
+    const bool wrote = o != RunOutcome::kCrashed && o != RunOutcome::kTimeout &&
+                       o != RunOutcome::kInterrupted;
+    index.tricks.push_back({id, o, o == RunOutcome::kOk ? "" : "because", wrote ? 0 : -1, 1.5,
+                            wrote ? std::optional<std::string>(id + ".json") : std::nullopt,
+                            id + ".log"});
+  }
+  return index;
+}
+
+}  // namespace testing
+}  // namespace results
+}  // namespace trickbench
