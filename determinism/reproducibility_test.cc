@@ -198,7 +198,7 @@ NamedTensors ReferenceFinalState() {
 
 TEST(ThreadCount, OneVersusTwoIntraOpThreads) {
   DeterministicGuard guard;
-  const ThreadTolerance tol{.rtol = 1e-4, .atol = 1e-6};
+  const TensorTolerance tol{.rtol = 1e-4, .atol = 1e-6};
   const auto reference = CompareThreadCounts(ReferenceFinalState, tol);
   const auto mlp = CompareThreadCounts(MlpTraining, tol);
   const auto reductions = CompareThreadCounts(LargeReductions, tol);

@@ -15,56 +15,24 @@ const char* ToString(ThreadVerdict v) {
   return "?";
 }
 
+ThreadVerdict VerdictOf(const TensorComparison& c) {
+  if (c.bitwise_equal) return ThreadVerdict::kBitwiseEqual;
+  return c.equal ? ThreadVerdict::kWithinTolerance : ThreadVerdict::kDifferent;
+}
+
 std::string ThreadCountComparison::Describe() const {
   std::ostringstream os;
   os << threads_a << " vs " << threads_b << " threads: " << ToString(verdict);
-  if (!first_differing.empty()) {
-    os << " (first differing tensor " << first_differing << ", max |a-b| = " << max_abs_diff
-       << ", max relative " << max_rel_diff << ")";
+  if (verdict != ThreadVerdict::kBitwiseEqual) {
+    const TensorDifference* d = verdict == ThreadVerdict::kDifferent ? tensors.FirstMismatch()
+                                                                      : tensors.FirstDifference();
+    os << " (" << d->Describe(std::to_string(threads_a) + " threads") << ")";
   }
   return os.str();
 }
 
-ThreadCountComparison CompareResults(const NamedTensors& a, const NamedTensors& b,
-                                     const ThreadTolerance& tol) {
-  ThreadCountComparison c;
-  bool within = true;
-  if (a.size() != b.size()) {
-    c.verdict = ThreadVerdict::kDifferent;
-    c.first_differing = "(different number of tensors)";
-    return c;
-  }
-  for (size_t i = 0; i < a.size(); ++i) {
-    const torch::Tensor& ta = a[i].second;
-    const torch::Tensor& tb = b[i].second;
-    if (HashTensor(ta) == HashTensor(tb) && a[i].first == b[i].first) continue;
-    if (c.first_differing.empty()) c.first_differing = a[i].first;
-    if (a[i].first != b[i].first || ta.defined() != tb.defined() ||
-        (ta.defined() && (ta.scalar_type() != tb.scalar_type() || ta.sizes() != tb.sizes()))) {
-      c.verdict = ThreadVerdict::kDifferent;
-      return c;
-    }
-    if (!ta.defined()) continue;
-    const torch::Tensor da = ta.detach().to(torch::kCPU, torch::kDouble);
-    const torch::Tensor db = tb.detach().to(torch::kCPU, torch::kDouble);
-    const torch::Tensor diff = (da - db).abs();
-    if (diff.numel() > 0) {
-      c.max_abs_diff = std::max(c.max_abs_diff, diff.max().item<double>());
-      c.max_rel_diff =
-          std::max(c.max_rel_diff, (diff / db.abs().clamp_min(1e-30)).max().item<double>());
-    }
-    within = within && torch::allclose(da, db, tol.rtol, tol.atol, /*equal_nan=*/true);
-  }
-  if (c.first_differing.empty()) {
-    c.verdict = ThreadVerdict::kBitwiseEqual;
-  } else {
-    c.verdict = within ? ThreadVerdict::kWithinTolerance : ThreadVerdict::kDifferent;
-  }
-  return c;
-}
-
 ThreadCountComparison CompareThreadCounts(const std::function<NamedTensors()>& run,
-                                          const ThreadTolerance& tol, int threads_a,
+                                          const TensorTolerance& tol, int threads_a,
                                           int threads_b) {
   const int before = at::get_num_threads();
   struct Restore {
@@ -75,7 +43,9 @@ ThreadCountComparison CompareThreadCounts(const std::function<NamedTensors()>& r
   const NamedTensors a = run();
   at::set_num_threads(threads_b);
   const NamedTensors b = run();
-  ThreadCountComparison c = CompareResults(a, b, tol);
+  ThreadCountComparison c;
+  c.tensors = CompareTensors(a, b, tol);
+  c.verdict = VerdictOf(c.tensors);
   c.threads_a = threads_a;
   c.threads_b = threads_b;
   return c;

@@ -8,31 +8,31 @@
 namespace trickbench {
 namespace {
 
-TEST(ThreadCountCompareResults, ThreeVerdicts) {
+TEST(ThreadVerdict, ThreeVerdicts) {
   const auto x = torch::linspace(1, 2, 10);
-  const ThreadTolerance tol{.rtol = 1e-5, .atol = 0};
-  EXPECT_EQ(CompareResults({{"x", x}}, {{"x", x.clone()}}, tol).verdict,
+  const TensorTolerance tol{.rtol = 1e-5, .atol = 0};
+  EXPECT_EQ(VerdictOf(CompareTensors({{"x", x}}, {{"x", x.clone()}}, tol)),
             ThreadVerdict::kBitwiseEqual);
 
   auto ulp = x.clone();
   ulp[3] = std::nextafter(ulp[3].item<float>(), 10.f);
-  const auto near = CompareResults({{"x", x}}, {{"x", ulp}}, tol);
-  EXPECT_EQ(near.verdict, ThreadVerdict::kWithinTolerance);
-  EXPECT_EQ(near.first_differing, "x");
+  const auto near = CompareTensors({{"x", x}}, {{"x", ulp}}, tol);
+  EXPECT_EQ(VerdictOf(near), ThreadVerdict::kWithinTolerance);
+  EXPECT_EQ(near.FirstDifference()->name, "x");
   EXPECT_GT(near.max_abs_diff, 0);
 
-  const auto far = CompareResults({{"x", x}}, {{"x", x + 1e-3}}, tol);
-  EXPECT_EQ(far.verdict, ThreadVerdict::kDifferent);
-  EXPECT_NE(far.Describe().find("different"), std::string::npos);
+  EXPECT_EQ(VerdictOf(CompareTensors({{"x", x}}, {{"x", x + 1e-3}}, tol)),
+            ThreadVerdict::kDifferent);
 }
 
-TEST(ThreadCountCompareResults, StructuralMismatchIsDifferent) {
-  const ThreadTolerance tol;
-  EXPECT_EQ(CompareResults({{"x", torch::ones({2})}}, {{"y", torch::ones({2})}}, tol).verdict,
+TEST(ThreadVerdict, StructuralMismatchIsDifferent) {
+  const TensorTolerance tol{.rtol = 1e-5, .atol = 1e-7};
+  EXPECT_EQ(VerdictOf(CompareTensors({{"x", torch::ones({2})}}, {{"y", torch::ones({2})}}, tol)),
             ThreadVerdict::kDifferent);
-  EXPECT_EQ(CompareResults({{"x", torch::ones({2})}}, {{"x", torch::ones({3})}}, tol).verdict,
+  EXPECT_EQ(VerdictOf(CompareTensors({{"x", torch::ones({2})}}, {{"x", torch::ones({3})}}, tol)),
             ThreadVerdict::kDifferent);
-  EXPECT_EQ(CompareResults({{"x", torch::ones({2})}}, {}, tol).verdict, ThreadVerdict::kDifferent);
+  EXPECT_EQ(VerdictOf(CompareTensors({{"x", torch::ones({2})}}, {}, tol)),
+            ThreadVerdict::kDifferent);
 }
 
 TEST(CompareThreadCounts, RunsEachCountAndRestoresIt) {
@@ -46,6 +46,8 @@ TEST(CompareThreadCounts, RunsEachCountAndRestoresIt) {
       {}, 1, 2);
   EXPECT_EQ(seen, (std::vector<int>{1, 2}));
   EXPECT_EQ(c.verdict, ThreadVerdict::kDifferent) << "a result that depends on the count";
+  EXPECT_NE(c.Describe().find("1 vs 2 threads: different (n: max |diff| 1"), std::string::npos)
+      << c.Describe();
   EXPECT_EQ(at::get_num_threads(), 1);
 }
 

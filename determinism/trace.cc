@@ -1,5 +1,7 @@
 #include "determinism/trace.h"
 
+#include "determinism/tensor_compare.h"
+
 #include <cmath>
 #include <limits>
 #include <cstdio>
@@ -202,7 +204,8 @@ std::string Divergence::Describe() const {
   if (what == "values") {
     if (exact) {
       os << ": max |a-b| = " << max_abs_diff << " (max relative " << max_rel_diff << ") in "
-         << differing_elements << " of " << elements << " elements";
+         << differing_elements << " of " << elements << " elements, first at "
+         << c10::IntArrayRef(first_index);
     } else {
       os << ": sum differs by " << sum_diff << ", L2 norm by " << norm_diff
          << " (values not kept: record with TrainingTrace(true) for elementwise figures)";
@@ -254,18 +257,15 @@ std::optional<Divergence> FindDivergence(const TrainingTrace& a, const TrainingT
         d.sum_diff = std::abs(ta.sum - tb.sum);
         d.norm_diff = std::abs(ta.norm - tb.norm);
         if (ta.value.defined() && tb.value.defined()) {
-          const torch::Tensor va = ta.value.to(torch::kDouble), vb = tb.value.to(torch::kDouble);
-          const torch::Tensor diff = (va - vb).abs();
-          // NaN in the same place on both sides is not a difference of values.
-          const torch::Tensor both_nan = va.isnan().logical_and(vb.isnan());
-          const torch::Tensor unequal = va.ne(vb).logical_and(both_nan.logical_not());
+          const TensorComparison c =
+              CompareTensors({{ta.digest.name, ta.value}}, {{tb.digest.name, tb.value}});
           d.exact = true;
-          d.elements = va.numel();
-          d.differing_elements = unequal.sum().item<int64_t>();
-          if (d.differing_elements > 0) {
-            const torch::Tensor rel = diff / vb.abs().clamp_min(1e-30);
-            d.max_abs_diff = diff.masked_select(unequal).nan_to_num(INFINITY).max().item<double>();
-            d.max_rel_diff = rel.masked_select(unequal).nan_to_num(INFINITY).max().item<double>();
+          d.elements = ta.value.numel();
+          if (const TensorDifference* diff = c.FirstDifference()) {
+            d.differing_elements = diff->differing_elements;
+            d.max_abs_diff = diff->max_abs_diff;
+            d.max_rel_diff = diff->max_rel_diff;
+            d.first_index = diff->first_index;
           }
         }
       }

@@ -10,8 +10,8 @@
 //     trace.Record(TrainingState(*model, optimizer));
 //   }
 //   if (auto d = trickbench::FindDivergence(reference, trace)) std::cerr << d->Describe();
-//   // "diverged at step 3, tensor grad:0.weight: max |a-b| = 2.4e-07 (1.2e-06 relative)
-//   //  over 17 of 32768 elements"
+//   // "runs diverged at step 3, tensor grad:0.weight (values): max |a-b| = 2.4e-07
+//   //  (max relative 1.2e-06) in 17 of 32768 elements, first at [0, 12]"
 //
 // A trace keeps each tensor's hash and summary (sum, L2 norm); with keep_values it
 // also keeps a copy of the tensors, so the report gives the exact elementwise
@@ -95,6 +95,7 @@ struct Divergence {
   double max_rel_diff = 0;
   int64_t differing_elements = 0;
   int64_t elements = 0;
+  std::vector<int64_t> first_index;  // of the first differing element (tensor_compare.h)
   // Always: the difference of the summaries.
   double sum_diff = 0;
   double norm_diff = 0;
