@@ -10,6 +10,8 @@
 #include <set>
 #include <sstream>
 
+#include "reports/html_printer.h"
+#include "reports/load.h"
 #include "reports/render.h"
 #include "reports/test_util.h"
 
@@ -154,7 +156,7 @@ class Browser : public ::testing::Test {
 TEST_F(Browser, ReportRendersWithoutConsoleErrorsAndIsNotBlank) {
   const std::string dir = ScratchDir("page");
   const std::string html = dir + "/report.html";
-  Spit(html, RenderHtml(MergeRun(Fixture("run"))));
+  Spit(html, doc::PrintHtml(ReportDocument(MergeRun(Fixture("run")))));
   const Shot s = Screenshot(html, "report");
   ASSERT_EQ(s.exit_code, 0) << s.log;
   EXPECT_EQ(ConsoleLines(s.log), std::vector<std::string>{}) << s.log;

@@ -7,8 +7,10 @@
 
 #include "common/atomic_file.h"
 #include "reports/compare.h"
+#include "reports/html_printer.h"
+#include "reports/load.h"
+#include "reports/markdown_printer.h"
 #include "reports/render.h"
-#include "reports/report.h"
 
 namespace trickbench {
 namespace reports {
@@ -158,22 +160,23 @@ int CompareMain(const std::vector<std::string>& args, std::ostream& out, std::os
     err << "compare: " << e.what() << "\n";
     return kExitBadInput;
   }
-  const Comparison2 c = CompareReports(old_report, new_report);
-  const std::string md = RenderCompareMarkdown(c, fail_percent);
+  const ReportDiff diff = CompareReports(old_report, new_report);
+  const doc::Document document = DiffDocument(diff, fail_percent);
+  const std::string md = doc::PrintMarkdown(document);
   std::string error;
   if (!md_path.empty() && !WriteFileAtomically(md_path, md, &error)) {
     err << "compare: " << error << "\n";
     return 1;
   }
-  if (!html_path.empty() && !WriteFileAtomically(html_path, RenderCompareHtml(c, fail_percent), &error)) {
+  if (!html_path.empty() && !WriteFileAtomically(html_path, doc::PrintHtml(document), &error)) {
     err << "compare: " << error << "\n";
     return 1;
   }
   if (md_path.empty() && html_path.empty()) out << md;
   if (!md_path.empty()) out << "compare: wrote " << md_path << "\n";
   if (!html_path.empty()) out << "compare: wrote " << html_path << "\n";
-  if (fail_percent && SignificantRegressions(c, *fail_percent) > 0) {
-    err << "compare: " << SignificantRegressions(c, *fail_percent)
+  if (fail_percent && SignificantRegressions(diff, *fail_percent) > 0) {
+    err << "compare: " << SignificantRegressions(diff, *fail_percent)
         << " significant regression(s) beyond " << *fail_percent << "%\n";
     return kExitRegression;
   }

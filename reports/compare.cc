@@ -1,11 +1,12 @@
 #include "reports/compare.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
-#include <sstream>
 
-#include "reports/render.h"
+#include "reports/analyze.h"
+#include "reports/format.h"
 #include "reports/stats.h"
 
 namespace trickbench {
@@ -19,8 +20,8 @@ const std::vector<std::string>& IncomparableEnvironmentKeys() {
   return keys;
 }
 
-Comparison2 CompareReports(const Report& o, const Report& n) {
-  Comparison2 c;
+ReportDiff CompareReports(const Report& o, const Report& n) {
+  ReportDiff c;
   c.old_source = o.source;
   c.new_source = n.source;
   std::map<std::string, const Trick*> old_by_id, new_by_id;
@@ -65,8 +66,8 @@ Comparison2 CompareReports(const Report& o, const Report& n) {
         c.changes.push_back(b);
       }
     }
-    for (const Comparison& nc : nt.comparisons) {
-      for (const Comparison& oc : ot.comparisons) {
+    for (const VariantEffect& nc : nt.effects) {
+      for (const VariantEffect& oc : ot.effects) {
         if (oc.case_name != nc.case_name || oc.variant != nc.variant || !oc.timed || !nc.timed) {
           continue;
         }
@@ -92,7 +93,7 @@ Comparison2 CompareReports(const Report& o, const Report& n) {
   return c;
 }
 
-int SignificantRegressions(const Comparison2& c, double percent) {
+int SignificantRegressions(const ReportDiff& c, double percent) {
   int n = 0;
   for (const auto& b : c.changes) {
     n += b.significant && !b.noisy && b.ratio > 1 + percent / 100;
@@ -102,17 +103,29 @@ int SignificantRegressions(const Comparison2& c, double percent) {
 
 namespace {
 
+using doc::Code;
+using doc::Plain;
+using doc::Text;
+using doc::Tone;
+
 std::string ChangeKind(const BenchmarkChange& b) {
   if (b.noisy) return "NOISY (not a finding)";
   if (!b.significant) return "no significant change";
   return b.ratio > 1 ? "slower" : "faster";
 }
 
-std::string Title(const Comparison2& c) {
-  return "trickbench compare: " + c.old_source + " -> " + c.new_source;
+Tone ChangeTone(const BenchmarkChange& b) {
+  if (b.noisy) return Tone::kFlagged;
+  if (!b.significant) return Tone::kPlain;
+  return b.ratio > 1 ? Tone::kBad : Tone::kGood;
 }
 
-std::string GeomeanLine(const Comparison2& c) {
+std::string ChangeText(const BenchmarkChange& b) {
+  return FormatPercent(b.ratio - 1) + " [" + FormatPercent(b.ci_low - 1) + ", " +
+         FormatPercent(b.ci_high - 1) + "]";
+}
+
+std::string GeomeanLine(const ReportDiff& c) {
   if (!c.geomean_ratio) return "No benchmark present on both sides.";
   int sig = 0, noisy = 0;
   for (const auto& b : c.changes) {
@@ -126,139 +139,65 @@ std::string GeomeanLine(const Comparison2& c) {
          std::to_string(c.changes.size()) + "; noisy: " + std::to_string(noisy) + ".";
 }
 
-std::string RegressionLine(const Comparison2& c, std::optional<double> fail_percent) {
-  if (!fail_percent) return "";
-  const int n = SignificantRegressions(c, *fail_percent);
-  return n == 0 ? "CI check: no significant regression beyond " + FormatFixed(*fail_percent, 1) + "%."
-                : "CI check FAILED: " + std::to_string(n) + " significant regression(s) beyond " +
-                      FormatFixed(*fail_percent, 1) + "%.";
+Text RegressionLine(const ReportDiff& c, double fail_percent) {
+  const int n = SignificantRegressions(c, fail_percent);
+  if (n == 0) {
+    return {Plain("CI check: no significant regression beyond " + FormatFixed(fail_percent, 1) + "%.",
+                  Tone::kGood)};
+  }
+  return {Plain("CI check FAILED: " + std::to_string(n) + " significant regression(s) beyond " +
+                    FormatFixed(fail_percent, 1) + "%.",
+                Tone::kBad)};
 }
 
-std::string ChangeText(const BenchmarkChange& b) {
-  return FormatPercent(b.ratio - 1) + " [" + FormatPercent(b.ci_low - 1) + ", " +
-         FormatPercent(b.ci_high - 1) + "]";
+Text EnvironmentItem(const EnvDifference& e) {
+  return {Plain(e.key + ": "), Code(e.old_value), Plain(" -> "), Code(e.new_value)};
+}
+
+doc::Table ChangesTable(const ReportDiff& c) {
+  doc::Table table("changes", {"trick", "setting", "old median", "new median", "change [95% CI]",
+                               "p", "result"});
+  for (const auto& b : c.changes) {
+    table.AddRow({b.trick, SettingName(b.case_name, b.variant) + (b.baseline ? " (baseline)" : ""),
+                  FormatNs(b.old_median), FormatNs(b.new_median), ChangeText(b), FormatP(b.p_value),
+                  doc::Cell(ChangeKind(b), ChangeTone(b))});
+  }
+  return table;
 }
 
 }  // namespace
 
-std::string RenderCompareMarkdown(const Comparison2& c, std::optional<double> fail_percent) {
-  std::ostringstream md;
-  md << "# " << Title(c) << "\n\n";
-  bool warn = false;
-  for (const auto& e : c.environment) warn |= e.incomparable;
-  if (warn) {
-    md << "> **Warning: the environments differ; these numbers are not comparable as a "
-          "before/after of the code:**\n";
-    for (const auto& e : c.environment) {
-      if (e.incomparable) md << "> - " << e.key << ": `" << MarkdownCell(e.old_value) << "` -> `"
-                             << MarkdownCell(e.new_value) << "`\n";
-    }
-    md << "\n";
+doc::Document DiffDocument(const ReportDiff& c, std::optional<double> fail_percent) {
+  doc::Document d;
+  d.title = "trickbench compare: " + c.old_source + " -> " + c.new_source;
+  doc::Note incomparable{{doc::Strong("Warning: the environments differ; these numbers are not "
+                                      "comparable as a before/after of the code:")},
+                         {}};
+  doc::List other;
+  for (const auto& e : c.environment) {
+    (e.incomparable ? incomparable.items : other.items).push_back(EnvironmentItem(e));
   }
-  md << GeomeanLine(c) << "\n";
-  if (fail_percent) md << "\n" << RegressionLine(c, fail_percent) << "\n";
-  md << "\n| trick | setting | old median | new median | change [95% CI] | p | result |\n"
-        "|---|---|---|---|---|---|---|\n";
-  for (const auto& b : c.changes) {
-    md << "| " << b.trick << " | " << MarkdownCell(SettingName(b.case_name, b.variant))
-       << (b.baseline ? " (baseline)" : "") << " | " << FormatNs(b.old_median) << " | "
-       << FormatNs(b.new_median) << " | " << ChangeText(b) << " | " << FormatP(b.p_value) << " | "
-       << ChangeKind(b) << " |\n";
-  }
+  if (!incomparable.items.empty()) d.blocks.push_back(incomparable);
+  d.blocks.push_back(doc::Paragraph{GeomeanLine(c)});
+  if (fail_percent) d.blocks.push_back(doc::Paragraph{RegressionLine(c, *fail_percent)});
+  d.blocks.push_back(ChangesTable(c));
   if (!c.speedups.empty()) {
-    md << "\n## Speedups over the baseline\n\n| trick | setting | old | new | old verdict | new verdict |\n"
-          "|---|---|---|---|---|---|\n";
+    doc::Table speedups("speedups", {"trick", "setting", "old", "new", "old verdict", "new verdict"});
     for (const auto& s : c.speedups) {
-      md << "| " << s.trick << " | " << MarkdownCell(SettingName(s.case_name, s.variant)) << " | "
-         << FormatFixed(s.old_speedup, 2) << "x | " << FormatFixed(s.new_speedup, 2) << "x | "
-         << s.old_verdict << " | " << s.new_verdict << " |\n";
+      speedups.AddRow({s.trick, SettingName(s.case_name, s.variant), FormatRatio(s.old_speedup),
+                       FormatRatio(s.new_speedup), s.old_verdict, s.new_verdict});
     }
+    d.sections.push_back({"Speedups over the baseline", "", {speedups}, {}});
   }
   if (!c.only_old.empty() || !c.only_new.empty() || !c.not_compared.empty()) {
-    md << "\n## Not compared\n\n";
-    for (const auto& id : c.only_old) md << "- " << id << ": only in old\n";
-    for (const auto& id : c.only_new) md << "- " << id << ": only in new\n";
-    for (const auto& s : c.not_compared) md << "- " << MarkdownCell(s) << " (no timings on both sides)\n";
+    doc::List list;
+    for (const auto& id : c.only_old) list.items.push_back(id + ": only in old");
+    for (const auto& id : c.only_new) list.items.push_back(id + ": only in new");
+    for (const auto& s : c.not_compared) list.items.push_back(s + " (no timings on both sides)");
+    d.sections.push_back({"Not compared", "", {list}, {}});
   }
-  bool other = false;
-  for (const auto& e : c.environment) other |= !e.incomparable;
-  if (other) {
-    md << "\n## Other environment differences\n\n";
-    for (const auto& e : c.environment) {
-      if (!e.incomparable) md << "- " << e.key << ": `" << MarkdownCell(e.old_value) << "` -> `"
-                              << MarkdownCell(e.new_value) << "`\n";
-    }
-  }
-  return md.str();
-}
-
-std::string RenderCompareHtml(const Comparison2& c, std::optional<double> fail_percent) {
-  std::ostringstream h;
-  h << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"
-    << HtmlEscape(Title(c)) << "</title>\n<style>\n"
-    << "body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1100px;color:#24292f;padding:0 16px}"
-       "table{border-collapse:collapse}th,td{border:1px solid #d0d7de;padding:3px 8px;text-align:left}"
-       "th{background:#f6f8fa}.slower{color:#cf222e;font-weight:600}.faster{color:#1a7f37;font-weight:600}"
-       ".noisy{background:#fff8c5}.warn{background:#fff8c5;border-left:4px solid #d4a72c;padding:8px 12px}\n"
-    << "</style>\n</head>\n<body>\n<h1>" << HtmlEscape(Title(c)) << "</h1>\n";
-  bool warn = false;
-  for (const auto& e : c.environment) warn |= e.incomparable;
-  if (warn) {
-    h << "<div class=\"warn\"><strong>Warning: the environments differ; these numbers are not "
-         "comparable as a before/after of the code:</strong><ul>\n";
-    for (const auto& e : c.environment) {
-      if (e.incomparable) {
-        h << "<li>" << HtmlEscape(e.key) << ": <code>" << HtmlEscape(e.old_value) << "</code> &rarr; <code>"
-          << HtmlEscape(e.new_value) << "</code></li>\n";
-      }
-    }
-    h << "</ul></div>\n";
-  }
-  h << "<p>" << HtmlEscape(GeomeanLine(c)) << "</p>\n";
-  if (fail_percent) h << "<p><strong>" << HtmlEscape(RegressionLine(c, fail_percent)) << "</strong></p>\n";
-  h << "<table id=\"changes\">\n<thead><tr><th>trick</th><th>setting</th><th>old median</th><th>new median</th>"
-       "<th>change [95% CI]</th><th>p</th><th>result</th></tr></thead>\n<tbody>\n";
-  for (const auto& b : c.changes) {
-    const std::string cls = b.noisy ? "noisy" : !b.significant ? "" : b.ratio > 1 ? "slower" : "faster";
-    h << "<tr><td>" << HtmlEscape(b.trick) << "</td><td>"
-      << HtmlEscape(SettingName(b.case_name, b.variant) + (b.baseline ? " (baseline)" : ""))
-      << "</td><td>" << FormatNs(b.old_median) << "</td><td>" << FormatNs(b.new_median) << "</td><td>"
-      << HtmlEscape(ChangeText(b)) << "</td><td>" << HtmlEscape(FormatP(b.p_value)) << "</td><td class=\""
-      << cls << "\">" << HtmlEscape(ChangeKind(b)) << "</td></tr>\n";
-  }
-  h << "</tbody>\n</table>\n";
-  if (!c.speedups.empty()) {
-    h << "<h2>Speedups over the baseline</h2>\n<table>\n<thead><tr><th>trick</th><th>setting</th><th>old</th>"
-         "<th>new</th><th>old verdict</th><th>new verdict</th></tr></thead>\n<tbody>\n";
-    for (const auto& s : c.speedups) {
-      h << "<tr><td>" << HtmlEscape(s.trick) << "</td><td>" << HtmlEscape(SettingName(s.case_name, s.variant))
-        << "</td><td>" << FormatFixed(s.old_speedup, 2) << "x</td><td>" << FormatFixed(s.new_speedup, 2)
-        << "x</td><td>" << HtmlEscape(s.old_verdict) << "</td><td>" << HtmlEscape(s.new_verdict)
-        << "</td></tr>\n";
-    }
-    h << "</tbody>\n</table>\n";
-  }
-  if (!c.only_old.empty() || !c.only_new.empty() || !c.not_compared.empty()) {
-    h << "<h2>Not compared</h2>\n<ul>\n";
-    for (const auto& id : c.only_old) h << "<li>" << HtmlEscape(id) << ": only in old</li>\n";
-    for (const auto& id : c.only_new) h << "<li>" << HtmlEscape(id) << ": only in new</li>\n";
-    for (const auto& s : c.not_compared) h << "<li>" << HtmlEscape(s) << " (no timings on both sides)</li>\n";
-    h << "</ul>\n";
-  }
-  bool other = false;
-  for (const auto& e : c.environment) other |= !e.incomparable;
-  if (other) {
-    h << "<h2>Other environment differences</h2>\n<ul>\n";
-    for (const auto& e : c.environment) {
-      if (!e.incomparable) {
-        h << "<li>" << HtmlEscape(e.key) << ": <code>" << HtmlEscape(e.old_value) << "</code> &rarr; <code>"
-          << HtmlEscape(e.new_value) << "</code></li>\n";
-      }
-    }
-    h << "</ul>\n";
-  }
-  h << "</body>\n</html>\n";
-  return h.str();
+  if (!other.items.empty()) d.sections.push_back({"Other environment differences", "", {other}, {}});
+  return d;
 }
 
 }  // namespace reports

@@ -3,21 +3,23 @@
 // mean of the changes; tricks on one side only; and warnings when the environments
 // differ in ways that make the numbers incomparable.
 //
-//   const Comparison2 c = CompareReports(LoadReportOrResult("old.json"),
-//                                        LoadReportOrResult("new.json"));
-//   std::cout << RenderCompareMarkdown(c);
-//   if (SignificantRegressions(c, 10.0) > 0) return 1;   // --fail_on_regression=10
+//   const ReportDiff diff = CompareReports(LoadReportOrResult("old.json"),   // load.h
+//                                          LoadReportOrResult("new.json"));
+//   std::cout << doc::PrintMarkdown(DiffDocument(diff, /*fail_percent=*/10.0));
+//   if (SignificantRegressions(diff, 10.0) > 0) return 1;   // --fail_on_regression=10
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "reports/document.h"
 #include "reports/report.h"
 
 namespace trickbench {
 namespace reports {
 
+// One benchmark (a variant of a case of a trick) in both reports: how its time changed.
 struct BenchmarkChange {
   std::string trick, case_name, variant;
   bool baseline = false;
@@ -39,7 +41,9 @@ struct EnvDifference {
   bool incomparable = false;  // device, LibTorch, threads, BLAS, determinism, CUDA
 };
 
-struct Comparison2 {
+// What changed between two reports (old -> new): per benchmark and per trick's speedup,
+// what could not be compared, and how the environments differ.
+struct ReportDiff {
   std::string old_source, new_source;
   std::vector<BenchmarkChange> changes;
   std::vector<SpeedupChange> speedups;
@@ -49,13 +53,13 @@ struct Comparison2 {
   std::optional<double> geomean_ratio;  // geometric mean of new/old over all changes
 };
 
-Comparison2 CompareReports(const Report& old_report, const Report& new_report);
+ReportDiff CompareReports(const Report& old_report, const Report& new_report);
 
 // Changes slower by more than `percent` % with p < alpha and neither side noisy.
-int SignificantRegressions(const Comparison2& c, double percent);
+int SignificantRegressions(const ReportDiff& diff, double percent);
 
-std::string RenderCompareMarkdown(const Comparison2& c, std::optional<double> fail_percent);
-std::string RenderCompareHtml(const Comparison2& c, std::optional<double> fail_percent);
+// The comparison as a document; with `fail_percent` it states the CI check's result.
+doc::Document DiffDocument(const ReportDiff& diff, std::optional<double> fail_percent);
 
 // Keys whose difference makes old and new numbers incomparable.
 const std::vector<std::string>& IncomparableEnvironmentKeys();

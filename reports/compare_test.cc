@@ -8,6 +8,8 @@
 #include <sstream>
 
 #include "reports/cli.h"
+#include "reports/load.h"
+#include "reports/markdown_printer.h"
 #include "reports/test_util.h"
 
 namespace trickbench {
@@ -46,7 +48,7 @@ TEST(Compare, PlantedRegressionFailsTheCiOption) {
 }
 
 TEST(Compare, UnchangedCodePassesAndReportsTheChanges) {
-  const Comparison2 c = CompareReports(LoadReportOrResult(ReportOf("run", "u_old")),
+  const ReportDiff c = CompareReports(LoadReportOrResult(ReportOf("run", "u_old")),
                                        LoadReportOrResult(ReportOf("run_again", "u_new")));
   EXPECT_EQ(SignificantRegressions(c, 10), 0);
   ASSERT_TRUE(c.geomean_ratio.has_value());
@@ -54,7 +56,7 @@ TEST(Compare, UnchangedCodePassesAndReportsTheChanges) {
   EXPECT_GE(c.changes.size(), 10u);
   EXPECT_EQ(c.not_compared.size(), 3u);  // skipped, invalid, crashed on both sides
   EXPECT_TRUE(c.environment.empty());
-  const Comparison2 r = CompareReports(LoadReportOrResult(ReportOf("run", "r_old")),
+  const ReportDiff r = CompareReports(LoadReportOrResult(ReportOf("run", "r_old")),
                                        LoadReportOrResult(ReportOf("run_regressed", "r_new")));
   bool found = false;
   for (const auto& b : r.changes) {
@@ -88,15 +90,15 @@ TEST(Compare, ListsOneSidedTricksAndWarnsOnEnvironment) {
   EXPECT_NE(md.find("intra_op_threads"), std::string::npos);
   EXPECT_NE(md.find("## Other environment differences"), std::string::npos);  // git revision
   const std::string html = Slurp(dir + "/c.html");
-  EXPECT_NE(html.find("class=\"warn\""), std::string::npos);
+  EXPECT_NE(html.find("class=\"note\""), std::string::npos);
   EXPECT_NE(html.find("beta_memory"), std::string::npos);
 
-  const Comparison2 c = CompareReports(LoadReportOrResult(Fixture("run/alpha_fast.json")),
+  const ReportDiff c = CompareReports(LoadReportOrResult(Fixture("run/alpha_fast.json")),
                                        LoadReportOrResult(Fixture("run/beta_memory.json")));
   EXPECT_EQ(c.only_old, std::vector<std::string>{"alpha_fast"});
   EXPECT_EQ(c.only_new, std::vector<std::string>{"beta_memory"});
   EXPECT_FALSE(c.geomean_ratio.has_value());
-  const std::string text = RenderCompareMarkdown(c, std::nullopt);
+  const std::string text = doc::PrintMarkdown(DiffDocument(c, std::nullopt));
   EXPECT_NE(text.find("- alpha_fast: only in old"), std::string::npos);
   EXPECT_NE(text.find("- beta_memory: only in new"), std::string::npos);
 }

@@ -1,28 +1,24 @@
-// Rendering a report: Markdown for terminals and CI logs, and one self-contained HTML
-// page (inline CSS and SVG charts; nothing is fetched, no script runs).
+// A report as a document (document.h), and the run's report files: report.json for
+// tools, report.md for terminals and CI logs, one self-contained report.html with charts.
 //
-//   const trickbench::reports::Report report = trickbench::reports::MergeRun(run_dir);
-//   std::cout << trickbench::reports::RenderMarkdown(report);
-//   std::string html = trickbench::reports::RenderHtml(report);
+//   const Report report = MergeRun(run_dir);                   // load.h
+//   std::cout << doc::PrintMarkdown(ReportDocument(report));
+//   WriteReportFiles(report, run_dir, &paths, &error);         // all three, atomically
 //
-// Output is a pure function of the report (no clock, no paths), so it can be golden-tested.
+// Both formats say the same things because they print one document; the document is a
+// pure function of the report (no clock, no paths), so the Markdown is golden-tested.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "reports/document.h"
 #include "reports/report.h"
 
 namespace trickbench {
 namespace reports {
 
-std::string RenderMarkdown(const Report& report);
-std::string RenderHtml(const Report& report);
-
-// Text helpers shared with compare.
-std::string HtmlEscape(const std::string& s);
-std::string MarkdownCell(const std::string& s);  // escapes | and newlines
-std::string SettingName(const std::string& case_name, const std::string& variant);
+doc::Document ReportDocument(const Report& report);
 
 // Renders report.json, report.md and report.html in memory, then writes each one
 // atomically into `dir`. False with *error on a write failure; *paths gets what was written.

@@ -1,52 +1,29 @@
-// The trickbench report: the model, its JSON form (reports/SCHEMA.md), the loaders for
-// per-trick result files, run-all's index and report files, and the merge of a run.
+// The trickbench report model: a run's tricks, their variants' samples and checks, and
+// each optimized variant's effect against its baseline with a verdict on the claim.
 //
-//   using namespace trickbench::reports;
-//   Report report = MergeRun("results/run-20260101-120000");    // index.json + <id>.json
-//   WriteReportFiles(report, "results/run-...", &paths);        // report.{json,md,html}
-//   Report again = LoadReportOrResult("results/run-.../report.json");
+//   Report report = MergeRun("results/run-20260101-120000");  // reports/load.h
+//   for (const Trick& t : report.tricks)
+//     for (const VariantEffect& e : t.effects)
+//       std::cout << t.id << " " << SettingName(e.case_name, e.variant) << ": "
+//                 << VerdictName(e.verdict) << "\n";
 //
-// Every loader checks what it reads and throws InputError naming the file and the
-// field ("x.json: benchmarks[3].real_time: negative time -1"); nothing is written
-// until every input has been read and every output rendered.
+// Plain data. Who fills what: the loaders (load.h, report_json.h) fill the raw fields
+// (samples, checks, outcome); Analyze (analyze.h) derives statistics, effects and
+// verdicts from them, so a report is self-consistent whatever file it came from. The
+// JSON form is reports/SCHEMA.md section 3 (report_json.h).
 #pragma once
 
+#include <cstdint>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace trickbench {
 namespace reports {
 
-inline constexpr int kReportSchemaVersion = 1;
-inline constexpr int kResultSchemaVersion = 1;  // harness/runner.h kResultSchemaVersion
-inline constexpr int kIndexSchemaVersion = 1;
-inline constexpr char kReportKind[] = "trickbench-report";
-inline constexpr char kIndexKind[] = "trickbench-run-index";
-
-// The statistical settings every report states (and SCHEMA.md explains).
-inline constexpr double kAlpha = 0.05;           // U test level; CI is 1 - alpha
-inline constexpr double kNoiseThreshold = 0.10;  // relative IQR above this = noisy
-inline constexpr double kNoEffectBand = 0.05;    // |speedup - 1| within 5 % = no effect
-inline constexpr int kMaxRepetitionsAdvice = 1000;
-
-// Bad input: the file, the field (JSON path, "" for the whole file) and what is wrong.
-class InputError : public std::runtime_error {
- public:
-  InputError(std::string file, std::string field, const std::string& problem);
-  const std::string& file() const { return file_; }
-  const std::string& field() const { return field_; }
-
- private:
-  std::string file_, field_;
-};
-
 enum class Verdict { kHolds, kDoesNotHold, kInconclusive, kNotApplicable };
 std::string VerdictName(Verdict v);  // "holds", "does not hold here", ...
-Verdict ParseVerdict(const std::string& s);  // throws std::invalid_argument
 
 struct Variant {
   std::string case_name, name, benchmark;
@@ -55,15 +32,16 @@ struct Variant {
   // Summary of samples_ns (empty when not timed).
   double median = 0, q1 = 0, q3 = 0, iqr = 0, mean = 0, stddev = 0, cv = 0, relative_iqr = 0;
   bool noisy = false;
-  // From the checks (harness/runner.cc ChecksJson).
+  // From the checks (the result file's trickbench.checks).
   int64_t peak_bytes = 0, run_peak_bytes = 0, allocations = 0;
   bool equivalent = false, active = false;
   double max_abs_diff = 0, max_rel_diff = 0;
   std::string equivalence_detail, inactive_reason;
 };
 
-// One optimized variant against its case's baseline.
-struct Comparison {
+// The effect of one optimized variant against its case's baseline: time and memory,
+// and the verdict on the trick's claim in this setting. (report.json: "comparisons".)
+struct VariantEffect {
   std::string case_name, variant, baseline;
   bool timed = false;
   double speedup = 0, ci_low = 0, ci_high = 0, p_value = 1;  // speedup = base/variant medians
@@ -80,6 +58,9 @@ struct Reproducibility {
   std::string fingerprint, detail;
 };
 
+// The outcomes a trick can have in a run (SCHEMA.md section 2, index.json).
+bool IsOutcome(const std::string& outcome);
+
 struct Trick {
   std::string id, category, source, claim;
   bool claims_time = false, claims_memory = false;
@@ -93,7 +74,7 @@ struct Trick {
   std::string reproduced_variant;
   std::optional<Reproducibility> reproducibility;
   std::vector<Variant> variants;
-  std::vector<Comparison> comparisons;
+  std::vector<VariantEffect> effects;
   Verdict verdict = Verdict::kNotApplicable;
   std::string verdict_detail;
   bool noisy = false;
@@ -109,46 +90,13 @@ struct Report {
   std::vector<Trick> tricks;
 };
 
-// Which parts of a claim a verdict judges (see SCHEMA.md "Claims"): memory when the
-// claim speaks of memory or size, time when it speaks of speed or time, or when it
-// names neither; a claim that expects a slowdown is not judged on time.
-void ClassifyClaim(const std::string& claim, bool* time, bool* memory);
-
-// Statistics, comparisons and verdicts of a trick from its variants and outcome.
-void Analyze(Trick* trick);
-
-// Parsing. `file` names the input in errors.
-nlohmann::ordered_json ParseJsonText(const std::string& text, const std::string& file);
-nlohmann::ordered_json ReadJsonFile(const std::string& path);
-
-// A per-trick result file (Google Benchmark JSON + "trickbench"); outcome is its status.
-Trick TrickFromResult(const nlohmann::ordered_json& result, const std::string& file,
-                      std::map<std::string, std::string>* environment);
-
-// What a JSON document is: "report", "result", "index", or throws InputError.
-std::string KindOf(const nlohmann::ordered_json& j, const std::string& file);
-
-// run_dir/index.json and the result files it names.
-Report MergeRun(const std::string& run_dir);
-
-// A report.json, or a per-trick result file made into a one-trick report.
-// *kind (optional) gets "report" or "result".
-Report LoadReportOrResult(const std::string& path, std::string* kind = nullptr);
-
-nlohmann::ordered_json ReportToJson(const Report& report);
-Report ReportFromJson(const nlohmann::ordered_json& j, const std::string& file);
-
 struct ReportCounts {
   int tricks = 0, holds = 0, does_not_hold = 0, inconclusive = 0, not_applicable = 0, noisy = 0;
 };
 ReportCounts Count(const Report& report);
 
-// Number formatting shared by the renderers and compare.
-std::string FormatNs(double ns);            // "15.3 ms"
-std::string FormatBytes(int64_t bytes);     // "12.6 MiB"
-std::string FormatFixed(double v, int digits);
-std::string FormatPercent(double fraction, int digits = 1, bool sign = true);  // "+12.0%"
-std::string FormatP(double p);               // "0.0004", "<0.0001"
+// How a setting is named to people: "large/optimized", or "optimized" for a one-case trick.
+std::string SettingName(const std::string& case_name, const std::string& variant);
 
 }  // namespace reports
 }  // namespace trickbench

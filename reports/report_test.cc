@@ -9,7 +9,10 @@
 #include <random>
 #include <sstream>
 
+#include "reports/analyze.h"
 #include "reports/cli.h"
+#include "reports/load.h"
+#include "reports/report_json.h"
 #include "reports/test_util.h"
 
 namespace trickbench {
@@ -36,21 +39,21 @@ TEST(Merge, FixtureRunGetsTheExpectedVerdicts) {
   EXPECT_EQ(r.source, "run");
   EXPECT_EQ(r.environment.at("torch_version"), "1.13.0");
   EXPECT_EQ(Find(r, "alpha_fast").verdict, Verdict::kHolds);
-  EXPECT_NEAR(Find(r, "alpha_fast").comparisons[0].speedup, 2, 0.1);
+  EXPECT_NEAR(Find(r, "alpha_fast").effects[0].speedup, 2, 0.1);
   EXPECT_EQ(Find(r, "beta_memory").verdict, Verdict::kHolds);  // memory claim
   EXPECT_TRUE(Find(r, "beta_memory").claims_memory);
   EXPECT_FALSE(Find(r, "beta_memory").claims_time);
   EXPECT_EQ(Find(r, "gamma_noeffect").verdict, Verdict::kDoesNotHold);
-  EXPECT_EQ(Find(r, "gamma_noeffect").comparisons.size(), 2u);
+  EXPECT_EQ(Find(r, "gamma_noeffect").effects.size(), 2u);
   const Trick& noisy = Find(r, "delta_noisy");
   EXPECT_TRUE(noisy.noisy);
   EXPECT_EQ(noisy.verdict, Verdict::kInconclusive);
   const Trick& eps = Find(r, "epsilon_unsettled");
   EXPECT_EQ(eps.verdict, Verdict::kInconclusive);
-  EXPECT_EQ(eps.comparisons[0].verdict, Verdict::kInconclusive);
-  ASSERT_TRUE(eps.comparisons[0].repetitions_to_settle.has_value());
-  EXPECT_GT(*eps.comparisons[0].repetitions_to_settle, 9);
-  EXPECT_EQ(eps.comparisons[1].verdict, Verdict::kDoesNotHold);  // 1.2x slower
+  EXPECT_EQ(eps.effects[0].verdict, Verdict::kInconclusive);
+  ASSERT_TRUE(eps.effects[0].repetitions_to_settle.has_value());
+  EXPECT_GT(*eps.effects[0].repetitions_to_settle, 9);
+  EXPECT_EQ(eps.effects[1].verdict, Verdict::kDoesNotHold);  // 1.2x slower
   EXPECT_EQ(Find(r, "zeta_gpu").verdict, Verdict::kNotApplicable);
   EXPECT_EQ(Find(r, "zeta_gpu").outcome, "skipped");
   EXPECT_EQ(Find(r, "eta_invalid").outcome, "invalid");

@@ -1,11 +1,14 @@
-// Helpers for the reports tests: fixture paths, reading files, a scratch folder.
+// Helpers for the reports tests: fixture paths, reading files, a scratch folder, and a
+// check that HTML is well formed.
 #pragma once
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <set>
 #include <string>
+#include <vector>
 
 namespace trickbench {
 namespace reports {
@@ -32,6 +35,34 @@ inline std::string ScratchDir(const std::string& name) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir.string();
+}
+
+// "" when the tags of `html` nest and close (void elements excepted): what a strict
+// parser needs. Else the first problem.
+inline std::string WellFormedError(const std::string& html) {
+  static const std::set<std::string> kVoid = {"meta", "br", "hr", "img", "input", "link", "col"};
+  std::vector<std::string> stack;
+  size_t i = 0;
+  while ((i = html.find('<', i)) != std::string::npos) {
+    const size_t end = html.find('>', i);
+    if (end == std::string::npos) return "unclosed '<' at " + std::to_string(i);
+    std::string tag = html.substr(i + 1, end - i - 1);
+    i = end + 1;
+    if (tag.empty() || tag[0] == '!') continue;
+    const bool closing = tag[0] == '/';
+    const bool self_closing = tag.back() == '/';
+    std::string name = tag.substr(closing ? 1 : 0);
+    name = name.substr(0, name.find_first_of(" /\t\n"));
+    if (closing) {
+      if (stack.empty() || stack.back() != name) {
+        return "</" + name + "> closes " + (stack.empty() ? "nothing" : "<" + stack.back() + ">");
+      }
+      stack.pop_back();
+    } else if (!self_closing && !kVoid.count(name)) {
+      stack.push_back(name);
+    }
+  }
+  return stack.empty() ? "" : "<" + stack.back() + "> never closed";
 }
 
 }  // namespace testing

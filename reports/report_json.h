@@ -1,0 +1,27 @@
+// The report's own file, report.json (reports/SCHEMA.md section 3): what run_all and
+// //reports:report write beside report.md and report.html, and what compare reads.
+//
+//   Json j = ReportToJson(report);                    // derived fields included, for people
+//   Report back = ReportFromJson(j, "report.json");   // raw fields read, the rest re-derived
+//
+// ReportFromJson trusts nothing derived: it reads samples and checks, then Analyze
+// recomputes statistics and verdicts, so a hand-edited or older report is judged by
+// this build's rules. Errors are InputError naming the file and the field.
+#pragma once
+
+#include <string>
+
+#include "reports/checked_json.h"
+#include "reports/report.h"
+
+namespace trickbench {
+namespace reports {
+
+inline constexpr int kReportSchemaVersion = 1;
+inline constexpr char kReportKind[] = "trickbench-report";
+
+Json ReportToJson(const Report& report);
+Report ReportFromJson(const Json& j, const std::string& file);
+
+}  // namespace reports
+}  // namespace trickbench
