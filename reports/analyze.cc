@@ -137,9 +137,9 @@ void Analyze(Trick* t) {
       c.memory_change = static_cast<double>(v.peak_bytes - base->peak_bytes) / base->peak_bytes;
     }
     c.timed = !base->samples_ns.empty() && !v.samples_ns.empty();
-    if (t->outcome != "ok") {
+    if (t->outcome != results::RunOutcome::kOk) {
       c.verdict = Verdict::kNotApplicable;
-      c.verdict_detail = t->outcome + (t->reason.empty() ? "" : ": " + t->reason);
+      c.verdict_detail = results::Name(t->outcome) + (t->reason.empty() ? "" : ": " + t->reason);
     } else {
       std::vector<std::string> parts;
       std::vector<Verdict> verdicts;
@@ -178,9 +178,9 @@ void Analyze(Trick* t) {
     }
     t->effects.push_back(std::move(c));
   }
-  if (t->outcome != "ok" || t->effects.empty()) {
+  if (t->outcome != results::RunOutcome::kOk || t->effects.empty()) {
     t->verdict = Verdict::kNotApplicable;
-    t->verdict_detail = t->outcome + (t->reason.empty() ? "" : ": " + t->reason);
+    t->verdict_detail = results::Name(t->outcome) + (t->reason.empty() ? "" : ": " + t->reason);
     return;
   }
   int holds = 0, inconclusive = 0;

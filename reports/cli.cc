@@ -55,7 +55,7 @@ bool WriteRunReport(const std::string& run_dir, std::vector<std::string>* paths,
   try {
     const Report report = MergeRun(run_dir);
     return WriteReportFiles(report, run_dir, paths, error);
-  } catch (const InputError& e) {
+  } catch (const results::InputError& e) {
     *error = e.what();
     return false;
   }
@@ -87,7 +87,7 @@ int ReportMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   Report report;
   try {
     report = MergeRun(run_dir);
-  } catch (const InputError& e) {
+  } catch (const results::InputError& e) {
     err << "report: " << e.what() << "\n";
     return kExitBadInput;
   }
@@ -150,13 +150,13 @@ int CompareMain(const std::vector<std::string>& args, std::ostream& out, std::os
     old_report = LoadReportOrResult(files[0], &old_kind);
     new_report = LoadReportOrResult(files[1], &new_kind);
     if (old_kind != new_kind) {
-      throw InputError(files[1], "kind",
+      throw results::InputError(files[1], "kind",
                        "a " + std::string(new_kind == "report" ? "report" : "per-trick result") +
                            ", but " + files[0] + " is a " +
                            (old_kind == "report" ? "report" : "per-trick result") +
                            "; compare two files of the same kind");
     }
-  } catch (const InputError& e) {
+  } catch (const results::InputError& e) {
     err << "compare: " << e.what() << "\n";
     return kExitBadInput;
   }

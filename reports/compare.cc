@@ -39,8 +39,9 @@ ReportDiff CompareReports(const Report& o, const Report& n) {
     auto it = old_by_id.find(nt.id);
     if (it == old_by_id.end()) continue;
     const Trick& ot = *it->second;
-    if (ot.outcome != "ok" || nt.outcome != "ok") {
-      c.not_compared.push_back(nt.id + ": " + ot.outcome + " -> " + nt.outcome);
+    if (ot.outcome != results::RunOutcome::kOk || nt.outcome != results::RunOutcome::kOk) {
+      c.not_compared.push_back(nt.id + ": " + results::Name(ot.outcome) + " -> " +
+                               results::Name(nt.outcome));
       continue;
     }
     for (const Variant& nv : nt.variants) {
@@ -83,7 +84,7 @@ ReportDiff CompareReports(const Report& o, const Report& n) {
   for (const auto& [k, v] : n.environment) keys.insert(k);
   const auto& bad = IncomparableEnvironmentKeys();
   for (const auto& k : keys) {
-    if (k == "host_name" || k == "mhz_per_cpu") continue;
+    if (DescribesOneHost(k)) continue;
     const auto oi = o.environment.find(k), ni = n.environment.find(k);
     const std::string ov = oi == o.environment.end() ? "(absent)" : oi->second;
     const std::string nv = ni == n.environment.end() ? "(absent)" : ni->second;

@@ -51,7 +51,7 @@ std::string MemoryText(const VariantEffect& e) {
 }
 
 std::string OutcomeText(const Trick& t) {
-  return t.outcome + (t.reason.empty() ? "" : ": " + t.reason);
+  return results::Name(t.outcome) + (t.reason.empty() ? "" : ": " + t.reason);
 }
 
 std::string ToleranceText(const Trick& t) {
@@ -116,7 +116,7 @@ doc::Table SummaryTable(const Report& r) {
   doc::Table table("summary", {"trick", "setting", "speedup [95% CI]", "p", "peak memory", "verdict"});
   for (const Trick& t : r.tricks) {
     const Text trick{doc::Link(t.id, Anchor(t))};
-    const Text outcome = t.outcome == "ok" ? Text() : Text(" (" + OutcomeText(t) + ")");
+    const Text outcome = t.outcome == results::RunOutcome::kOk ? Text() : Text(" (" + OutcomeText(t) + ")");
     if (t.effects.empty()) {
       Text verdict = VerdictText(t.verdict, false);
       verdict += Text(" (" + OutcomeText(t) + ")");

@@ -1,7 +1,5 @@
 #include "reports/report.h"
 
-#include <set>
-
 namespace trickbench {
 namespace reports {
 
@@ -15,12 +13,6 @@ std::string VerdictName(Verdict v) {
   return "not applicable";
 }
 
-bool IsOutcome(const std::string& outcome) {
-  static const std::set<std::string> outcomes = {"ok",      "skipped", "invalid", "error",
-                                                 "crashed", "timeout", "failed"};
-  return outcomes.count(outcome) > 0;
-}
-
 ReportCounts Count(const Report& report) {
   ReportCounts c;
   for (const auto& t : report.tricks) {
@@ -32,6 +24,10 @@ ReportCounts Count(const Report& report) {
     c.noisy += t.noisy;
   }
   return c;
+}
+
+bool DescribesOneHost(const std::string& key) {
+  return key == "host_name" || key == "mhz_per_cpu";
 }
 
 std::string SettingName(const std::string& case_name, const std::string& variant) {

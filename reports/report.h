@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "results/status.h"
+
 namespace trickbench {
 namespace reports {
 
@@ -58,13 +60,13 @@ struct Reproducibility {
   std::string fingerprint, detail;
 };
 
-// The outcomes a trick can have in a run (SCHEMA.md section 2, index.json).
-bool IsOutcome(const std::string& outcome);
-
 struct Trick {
   std::string id, category, source, claim;
   bool claims_time = false, claims_memory = false;
-  std::string outcome, reason;  // ok, skipped, invalid, error, crashed, timeout, failed
+  // What the run says: the index's outcome, or for a lone result file its status
+  // (checked counts as ok); reason is why, for anything but ok.
+  results::RunOutcome outcome = results::RunOutcome::kOk;
+  std::string reason;
   std::string device;
   int threads = 0, repetitions = 0;
   double min_time = 0;
@@ -94,6 +96,10 @@ struct ReportCounts {
   int tricks = 0, holds = 0, does_not_hold = 0, inconclusive = 0, not_applicable = 0, noisy = 0;
 };
 ReportCounts Count(const Report& report);
+
+// Environment keys that name the machine rather than describe its setup (host name,
+// clock): ignored when environments are compared.
+bool DescribesOneHost(const std::string& key);
 
 // How a setting is named to people: "large/optimized", or "optimized" for a one-case trick.
 std::string SettingName(const std::string& case_name, const std::string& variant);

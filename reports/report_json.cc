@@ -1,6 +1,7 @@
 #include "reports/report_json.h"
 
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "reports/analyze.h"
@@ -9,6 +10,12 @@
 namespace trickbench {
 namespace reports {
 namespace {
+
+using results::Fields;
+using results::Json;
+using results::JsonPath;
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 Json VariantJson(const Variant& v) {
   return {{"case", v.case_name},
@@ -77,7 +84,7 @@ Json ReportToJson(const Report& r) {
                       {"source", t.source},
                       {"claim", t.claim},
                       {"claims", {{"time", t.claims_time}, {"memory", t.claims_memory}}},
-                      {"outcome", t.outcome},
+                      {"outcome", results::Name(t.outcome)},
                       {"reason", t.reason},
                       {"verdict", VerdictName(t.verdict)},
                       {"verdict_detail", t.verdict_detail},
@@ -137,7 +144,7 @@ Report ReportFromJson(const Json& j, const std::string& file) {
   r.complete = f.Bool(j, "", "complete");
   r.forwarded_flags = f.Strings(j, "", "forwarded_flags");
   for (const auto& [k, v] : f.Object(j, "", "environment").items()) {
-    if (!v.is_string()) f.Fail("environment." + k, "expected a string, got " + TypeName(v));
+    if (!v.is_string()) f.Fail("environment." + k, "expected a string, got " + results::TypeName(v));
     r.environment[k] = v.get<std::string>();
   }
   r.environment_notes = f.Strings(j, "", "environment_notes");
@@ -152,8 +159,10 @@ Report ReportFromJson(const Json& j, const std::string& file) {
     t.category = f.String(tj, p, "category");
     t.source = f.String(tj, p, "source");
     t.claim = f.String(tj, p, "claim");
-    t.outcome = f.String(tj, p, "outcome");
-    if (!IsOutcome(t.outcome)) f.Fail(JsonPath(p, "outcome"), "unknown outcome '" + t.outcome + "'");
+    const std::string outcome = f.String(tj, p, "outcome");
+    const auto parsed = results::ParseRunOutcome(outcome);
+    if (!parsed) f.Fail(JsonPath(p, "outcome"), "unknown outcome '" + outcome + "'");
+    t.outcome = *parsed;
     t.reason = f.String(tj, p, "reason");
     t.device = f.String(tj, p, "device");
     const Json& s = f.Object(tj, p, "settings");
@@ -187,25 +196,26 @@ Report ReportFromJson(const Json& j, const std::string& file) {
       const Json& samples = f.Array(vs[vi], vp, "samples_ns");
       for (size_t k = 0; k < samples.size(); ++k) {
         const std::string sp = JsonPath(JsonPath(vp, "samples_ns"), k);
-        if (!samples[k].is_number()) f.Fail(sp, "expected a number, got " + TypeName(samples[k]));
+        if (!samples[k].is_number()) f.Fail(sp, "expected a number, got " + results::TypeName(samples[k]));
         const double x = samples[k].get<double>();
         if (!std::isfinite(x)) f.Fail(sp, "not a finite number");
         if (x <= 0) f.Fail(sp, (x < 0 ? "negative time " : "zero time ") + FormatFixed(x, 3));
         v.samples_ns.push_back(x);
       }
-      if (t.outcome == "ok" && v.samples_ns.empty()) f.Fail(JsonPath(vp, "samples_ns"), "empty");
+      if (t.outcome == results::RunOutcome::kOk && v.samples_ns.empty()) f.Fail(JsonPath(vp, "samples_ns"), "empty");
       v.peak_bytes = f.Int(vs[vi], vp, "peak_bytes", 0);
       v.run_peak_bytes = f.Int(vs[vi], vp, "run_peak_bytes");
       v.allocations = f.Int(vs[vi], vp, "allocations", 0);
       v.equivalent = f.Bool(vs[vi], vp, "equivalent");
-      v.max_abs_diff = f.Number(vs[vi], vp, "max_abs_diff");
-      v.max_rel_diff = f.Number(vs[vi], vp, "max_rel_diff");
+      // Not finite (NaN against a number) is written as null, as in the result file.
+      v.max_abs_diff = f.NumberOrNull(vs[vi], vp, "max_abs_diff", kInfinity);
+      v.max_rel_diff = f.NumberOrNull(vs[vi], vp, "max_rel_diff", kInfinity);
       v.equivalence_detail = f.String(vs[vi], vp, "equivalence_detail");
       v.active = f.Bool(vs[vi], vp, "active");
       v.inactive_reason = f.String(vs[vi], vp, "inactive_reason");
       t.variants.push_back(std::move(v));
     }
-    if (t.outcome == "ok" && t.variants.size() < 2) {
+    if (t.outcome == results::RunOutcome::kOk && t.variants.size() < 2) {
       f.Fail(JsonPath(p, "variants"), "an ok trick needs a baseline and another variant");
     }
     Analyze(&t);  // derived fields are recomputed from the raw samples

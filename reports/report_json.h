@@ -6,13 +6,13 @@
 //
 // ReportFromJson trusts nothing derived: it reads samples and checks, then Analyze
 // recomputes statistics and verdicts, so a hand-edited or older report is judged by
-// this build's rules. Errors are InputError naming the file and the field.
+// this build's rules. Errors are results::InputError naming the file and the field.
 #pragma once
 
 #include <string>
 
-#include "reports/checked_json.h"
 #include "reports/report.h"
+#include "results/checked_json.h"
 
 namespace trickbench {
 namespace reports {
@@ -20,8 +20,8 @@ namespace reports {
 inline constexpr int kReportSchemaVersion = 1;
 inline constexpr char kReportKind[] = "trickbench-report";
 
-Json ReportToJson(const Report& report);
-Report ReportFromJson(const Json& j, const std::string& file);
+results::Json ReportToJson(const Report& report);
+Report ReportFromJson(const results::Json& j, const std::string& file);
 
 }  // namespace reports
 }  // namespace trickbench

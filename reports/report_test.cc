@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <random>
 #include <sstream>
@@ -20,11 +21,23 @@ namespace reports {
 namespace {
 
 using json = nlohmann::ordered_json;
+using results::InputError;
+using results::ParseJsonText;
+using results::RunOutcome;
 using testing::Fixture;
 using testing::ScratchDir;
 using testing::Slurp;
 using testing::Spit;
 namespace fs = std::filesystem;
+
+// A scratch copy of the fixture run, to change.
+std::string CopyOfRun(const std::string& name) {
+  const std::string dir = ScratchDir(name);
+  for (const auto& e : fs::directory_iterator(Fixture("run"))) {
+    fs::copy_file(e.path(), fs::path(dir) / e.path().filename());
+  }
+  return dir;
+}
 
 const Trick& Find(const Report& r, const std::string& id) {
   for (const auto& t : r.tricks) {
@@ -55,10 +68,10 @@ TEST(Merge, FixtureRunGetsTheExpectedVerdicts) {
   EXPECT_GT(*eps.effects[0].repetitions_to_settle, 9);
   EXPECT_EQ(eps.effects[1].verdict, Verdict::kDoesNotHold);  // 1.2x slower
   EXPECT_EQ(Find(r, "zeta_gpu").verdict, Verdict::kNotApplicable);
-  EXPECT_EQ(Find(r, "zeta_gpu").outcome, "skipped");
-  EXPECT_EQ(Find(r, "eta_invalid").outcome, "invalid");
+  EXPECT_EQ(Find(r, "zeta_gpu").outcome, RunOutcome::kSkipped);
+  EXPECT_EQ(Find(r, "eta_invalid").outcome, RunOutcome::kInvalid);
   EXPECT_FALSE(Find(r, "eta_invalid").variants[1].equivalent);
-  EXPECT_EQ(Find(r, "theta_crashed").outcome, "crashed");
+  EXPECT_EQ(Find(r, "theta_crashed").outcome, RunOutcome::kCrashed);
   EXPECT_TRUE(Find(r, "alpha_fast").reproducibility->bitwise_reproducible);
   EXPECT_FALSE(Find(r, "beta_memory").reproducibility->bitwise_reproducible);
   const ReportCounts n = Count(r);
@@ -72,6 +85,54 @@ TEST(Merge, ReportJsonRoundTrips) {
   EXPECT_EQ(j["tricks"][0]["variants"][0]["samples_ns"].size(), 9u);
   const Report back = ReportFromJson(ParseJsonText(j.dump(), "r.json"), "r.json");
   EXPECT_EQ(ReportToJson(back).dump(), j.dump());
+}
+
+// Index version 2 (results/run_index.h): a run stopped by a signal.
+TEST(Merge, InterruptedRunIsReportedAsSuch) {
+  const std::string dir = CopyOfRun("interrupted");
+  json index = json::parse(Slurp(dir + "/index.json"));
+  index["schema_version"] = 2;
+  index["complete"] = false;
+  index["interrupted_by"] = "SIGINT";
+  index["tricks"][1]["outcome"] = "interrupted";
+  index["tricks"][1]["reason"] = "run_all was interrupted (SIGINT)";
+  index["tricks"][1]["result"] = nullptr;
+  Spit(dir + "/index.json", index.dump());
+  const Report r = MergeRun(dir);
+  EXPECT_FALSE(r.complete);
+  EXPECT_EQ(r.tricks[1].outcome, RunOutcome::kInterrupted);
+  EXPECT_EQ(r.tricks[1].verdict, Verdict::kNotApplicable);
+  EXPECT_EQ(r.tricks[1].verdict_detail, "interrupted: run_all was interrupted (SIGINT)");
+  const json j = ReportToJson(r);
+  EXPECT_EQ(j["tricks"][1]["outcome"], "interrupted");
+  EXPECT_EQ(ReportToJson(ReportFromJson(j, "r.json")).dump(), j.dump());
+}
+
+// A difference that was not finite (NaN against a number) is null in both files.
+TEST(Merge, NonFiniteDifferenceSurvivesTheReport) {
+  json eta = json::parse(Slurp(Fixture("run/eta_invalid.json")));
+  eta["trickbench"]["checks"][0]["variants"][1]["max_abs_diff"] = nullptr;
+  Report r;
+  r.source = "eta";
+  r.tricks.push_back(TrickFromResult(eta, "eta.json", nullptr));
+  EXPECT_TRUE(std::isinf(r.tricks[0].variants[1].max_abs_diff));
+  const json written = ParseJsonText(ReportToJson(r).dump(), "r.json");  // as in the file
+  EXPECT_TRUE(written["tricks"][0]["variants"][1]["max_abs_diff"].is_null());
+  const Report back = ReportFromJson(written, "r.json");
+  EXPECT_TRUE(std::isinf(back.tricks[0].variants[1].max_abs_diff));
+}
+
+// --check_only writes status "checked" and no timings: ok, but nothing to judge time on.
+TEST(Merge, CheckedResultIsOkButUntimed) {
+  json alpha = json::parse(Slurp(Fixture("run/alpha_fast.json")));
+  alpha["trickbench"]["status"] = "checked";
+  alpha["benchmarks"] = json::array();
+  const Trick t = TrickFromResult(alpha, "alpha.json", nullptr);
+  EXPECT_EQ(t.outcome, RunOutcome::kOk);
+  ASSERT_EQ(t.effects.size(), 1u);
+  EXPECT_FALSE(t.effects[0].timed);
+  EXPECT_EQ(t.verdict, Verdict::kInconclusive);
+  EXPECT_EQ(t.effects[0].verdict_detail, "not timed");
 }
 
 TEST(Claims, AreClassifiedAsDocumented) {
@@ -202,10 +263,7 @@ TEST(BadInput, PlainGoogleBenchmarkFileIsNamed) {
 }
 
 TEST(BadInput, IndexErrorsNameTheField) {
-  const std::string dir = ScratchDir("bad_index");
-  for (const auto& e : fs::directory_iterator(Fixture("run"))) {
-    fs::copy_file(e.path(), fs::path(dir) / e.path().filename());
-  }
+  const std::string dir = CopyOfRun("bad_index");
   json index = json::parse(Slurp(dir + "/index.json"));
   index["tricks"][2]["outcome"] = "exploded";
   Spit(dir + "/index.json", index.dump());
@@ -228,12 +286,22 @@ TEST(BadInput, IndexErrorsNameTheField) {
   }
 }
 
+TEST(BadInput, RunWithoutTricksIsRefused) {
+  const std::string dir = CopyOfRun("no_tricks");
+  json index = json::parse(Slurp(dir + "/index.json"));
+  index["tricks"] = json::array();
+  Spit(dir + "/index.json", index.dump());
+  try {
+    MergeRun(dir);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), dir + "/index.json: tricks: empty (no trick in this run)");
+  }
+}
+
 // The command line: exit 2, one line naming file and field, no output file.
 TEST(Cli, ReportOnBadInputWritesNothing) {
-  const std::string dir = ScratchDir("bad_run");
-  for (const auto& e : fs::directory_iterator(Fixture("run"))) {
-    fs::copy_file(e.path(), fs::path(dir) / e.path().filename());
-  }
+  const std::string dir = CopyOfRun("bad_run");
   json alpha = json::parse(Slurp(dir + "/alpha_fast.json"));
   alpha["benchmarks"][0]["real_time"] = -3.0;
   Spit(dir + "/alpha_fast.json", alpha.dump());
