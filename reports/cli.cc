@@ -1,11 +1,11 @@
 #include "reports/cli.h"
 
-#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
 
 #include "common/atomic_file.h"
+#include "common/flags.h"
 #include "reports/compare.h"
 #include "reports/html_printer.h"
 #include "reports/load.h"
@@ -16,11 +16,14 @@ namespace trickbench {
 namespace reports {
 namespace {
 
-constexpr char kReportUsage[] = R"(usage: bazel run //reports:report -- RUN_DIR [--out_dir=DIR]
+// The usage texts; the flag lists come from the parser (Flags::Help).
+constexpr char kReportUsage[] = R"(usage: bazel run //reports:report -- RUN_DIR [flags]
 
 Merges a run-all folder (index.json and the per-trick result files it names) into
 report.json (schema: reports/SCHEMA.md), report.md and report.html, written atomically
-into DIR (default RUN_DIR). Exit status: 0 written, 2 bad input (nothing written), 1 write error.
+into --out_dir (default RUN_DIR). Exit status: 0 written, 2 bad input (nothing written),
+1 write error.
+
 )";
 
 constexpr char kCompareUsage[] = R"(usage: bazel run //reports:compare -- OLD NEW [flags]
@@ -28,16 +31,10 @@ constexpr char kCompareUsage[] = R"(usage: bazel run //reports:compare -- OLD NE
 OLD and NEW are two report.json files or two per-trick result files (not one of each).
 Prints, per benchmark, old vs new median time, the change with its 95% interval and
 Mann-Whitney U p-value, the geometric mean, tricks on one side only, and a warning when
-the environments differ (device, LibTorch, threads, BLAS, determinism).
+the environments differ (device, LibTorch, threads, BLAS, determinism). Exit status: 0
+done, 1 regression (with --fail_on_regression), 2 bad input (nothing written).
 
-  --md=PATH                  write Markdown to PATH (default: Markdown on stdout)
-  --html=PATH                write a self-contained HTML page to PATH
-  --fail_on_regression=PCT   exit 1 when a benchmark is significantly (p < 0.05, not
-                             noisy) slower by more than PCT percent
-Exit status: 0 done, 1 regression (with --fail_on_regression), 2 bad input (nothing written).
 )";
-
-bool StartsWith(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
 
 // `bazel run` starts binaries in their runfiles; relative paths mean the caller's folder.
 std::string UserPath(const std::string& path) {
@@ -62,28 +59,32 @@ bool WriteRunReport(const std::string& run_dir, std::vector<std::string>* paths,
 }
 
 int ReportMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  std::string run_dir, out_dir;
-  for (const auto& a : args) {
-    if (a == "--help") {
-      out << kReportUsage;
-      return 0;
-    } else if (StartsWith(a, "--out_dir=")) {
-      out_dir = UserPath(a.substr(10));
-    } else if (StartsWith(a, "--")) {
-      err << "report: unknown flag " << a << " (see --help)\n";
-      return kExitBadInput;
-    } else if (run_dir.empty()) {
-      run_dir = UserPath(a);
-    } else {
-      err << "report: one RUN_DIR expected, got another: " << a << "\n";
-      return kExitBadInput;
-    }
-  }
-  if (run_dir.empty()) {
-    err << kReportUsage;
+  std::string out_dir;
+  bool help = false;
+  std::vector<std::string> positional;
+  Flags flags("report");
+  flags.String("out_dir", &out_dir, "write the report files here (default: RUN_DIR)")
+      .Bool("help", &help, "this text")
+      .Positional(&positional);
+  std::string error;
+  if (!flags.Parse(args, &error)) {
+    err << "report: " << error << "\n";
     return kExitBadInput;
   }
-  if (out_dir.empty()) out_dir = run_dir;
+  if (help) {
+    out << kReportUsage << flags.Help();
+    return 0;
+  }
+  if (positional.size() > 1) {
+    err << "report: one RUN_DIR expected, got another: " << positional[1] << "\n";
+    return kExitBadInput;
+  }
+  if (positional.empty()) {
+    err << kReportUsage << flags.Help();
+    return kExitBadInput;
+  }
+  const std::string run_dir = UserPath(positional[0]);
+  out_dir = out_dir.empty() ? run_dir : UserPath(out_dir);
   Report report;
   try {
     report = MergeRun(run_dir);
@@ -92,7 +93,6 @@ int ReportMain(const std::vector<std::string>& args, std::ostream& out, std::ost
     return kExitBadInput;
   }
   std::vector<std::string> paths;
-  std::string error;
   std::error_code ec;
   std::filesystem::create_directories(out_dir, ec);
   if (ec) {
@@ -112,36 +112,35 @@ int ReportMain(const std::vector<std::string>& args, std::ostream& out, std::ost
 }
 
 int CompareMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  std::vector<std::string> files;
   std::string md_path, html_path;
-  std::optional<double> fail_percent;
-  for (const auto& a : args) {
-    if (a == "--help") {
-      out << kCompareUsage;
-      return 0;
-    } else if (StartsWith(a, "--md=")) {
-      md_path = UserPath(a.substr(5));
-    } else if (StartsWith(a, "--html=")) {
-      html_path = UserPath(a.substr(7));
-    } else if (StartsWith(a, "--fail_on_regression=")) {
-      const std::string v = a.substr(21);
-      char* end = nullptr;
-      const double pct = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end != '\0' || !std::isfinite(pct) || pct < 0) {
-        err << "compare: bad value for --fail_on_regression: '" << v
-            << "' (expected a percentage >= 0)\n";
-        return kExitBadInput;
-      }
-      fail_percent = pct;
-    } else if (StartsWith(a, "--")) {
-      err << "compare: unknown flag " << a << " (see --help)\n";
-      return kExitBadInput;
-    } else {
-      files.push_back(UserPath(a));
-    }
+  double fail_percent_value = 0;
+  bool help = false;
+  std::vector<std::string> files;
+  Flags flags("compare");
+  flags.String("md", &md_path, "write Markdown to this file (default: Markdown on stdout)")
+      .String("html", &html_path, "write a self-contained HTML page to this file")
+      .Percent("fail_on_regression", &fail_percent_value,
+               "exit 1 when a benchmark is significantly (p < 0.05, not noisy)\n"
+               "slower by more than PCT percent")
+      .Bool("help", &help, "this text")
+      .Positional(&files);
+  std::string error;
+  if (!flags.Parse(args, &error)) {
+    err << "compare: " << error << "\n";
+    return kExitBadInput;
   }
+  if (help) {
+    out << kCompareUsage << flags.Help();
+    return 0;
+  }
+  if (!md_path.empty()) md_path = UserPath(md_path);
+  if (!html_path.empty()) html_path = UserPath(html_path);
+  for (auto& f : files) f = UserPath(f);
+  const std::optional<double> fail_percent =
+      flags.Given("fail_on_regression") ? std::optional<double>(fail_percent_value) : std::nullopt;
   if (files.size() != 2) {
-    err << "compare: expected OLD and NEW, got " << files.size() << " file(s)\n" << kCompareUsage;
+    err << "compare: expected OLD and NEW, got " << files.size() << " file(s)\n"
+        << kCompareUsage << flags.Help();
     return kExitBadInput;
   }
   Report old_report, new_report;
@@ -163,7 +162,6 @@ int CompareMain(const std::vector<std::string>& args, std::ostream& out, std::os
   const ReportDiff diff = CompareReports(old_report, new_report);
   const doc::Document document = DiffDocument(diff, fail_percent);
   const std::string md = doc::PrintMarkdown(document);
-  std::string error;
   if (!md_path.empty() && !WriteFileAtomically(md_path, md, &error)) {
     err << "compare: " << error << "\n";
     return 1;

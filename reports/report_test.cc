@@ -363,6 +363,36 @@ TEST(Cli, CompareRejectsBadInputAndMixedKinds) {
   EXPECT_EQ(CompareMain({dir + "/report.json", dir + "/report.json", "--fail_on_regression=x"}, o4, e4), 2);
 }
 
+// Flags go through the shared parser (common/flags.h): one line naming the flag, exit 2.
+TEST(Cli, FlagErrorsNameTheFlag) {
+  const auto report = [](std::vector<std::string> args) {
+    std::ostringstream out, err;
+    const int code = ReportMain(args, out, err);
+    return std::to_string(code) + " " + err.str() + out.str();
+  };
+  const auto compare = [](std::vector<std::string> args) {
+    std::ostringstream out, err;
+    const int code = CompareMain(args, out, err);
+    return std::to_string(code) + " " + err.str() + out.str();
+  };
+  EXPECT_EQ(report({"--bogus"}), "2 report: unknown flag --bogus (see --help)\n");
+  EXPECT_EQ(report({Fixture("run"), "--out_dir="}), "2 report: --out_dir is empty\n");
+  EXPECT_EQ(report({Fixture("run"), Fixture("run_again")}),
+            "2 report: one RUN_DIR expected, got another: " + Fixture("run_again") + "\n");
+  EXPECT_EQ(compare({"a.json", "b.json", "--fail_on_regression=x"}),
+            "2 compare: bad value for --fail_on_regression: 'x' (expected a percentage >= 0)\n");
+  EXPECT_EQ(compare({"a.json", "b.json", "--fail_on_regression=-1"}),
+            "2 compare: bad value for --fail_on_regression: '-1' (expected a percentage >= 0)\n");
+  EXPECT_EQ(compare({"a.json", "b.json", "--md"}), "2 compare: --md needs a value (--md=...)\n");
+  EXPECT_EQ(compare({"a.json", "b.json", "--md=x", "--md=y"}), "2 compare: --md is given twice\n");
+  const std::string report_help = report({"--help"});
+  EXPECT_EQ(report_help.rfind("0 usage: bazel run //reports:report", 0), 0u) << report_help;
+  EXPECT_NE(report_help.find("  --out_dir=VALUE"), std::string::npos) << report_help;
+  const std::string compare_help = compare({"--help"});
+  EXPECT_NE(compare_help.find("  --fail_on_regression=PCT"), std::string::npos) << compare_help;
+  EXPECT_NE(compare_help.find("  --html=VALUE"), std::string::npos) << compare_help;
+}
+
 // ---------------------------------------------------------------- fuzz
 
 // Loads text the way compare does; anything but success or InputError fails the test.
