@@ -14,7 +14,7 @@ Span Code(std::string text) { return {Span::Kind::kCode, std::move(text), Tone::
 Span Link(std::string text, std::string anchor) {
   return {Span::Kind::kLink, std::move(text), Tone::kPlain, std::move(anchor)};
 }
-Span Badge(std::string text) { return {Span::Kind::kBadge, std::move(text), Tone::kFlagged, ""}; }
+Span Badge(std::string text) { return {Span::Kind::kBadge, std::move(text), Tone::kPlain, ""}; }
 
 Text::Text(std::string plain) : spans{Plain(std::move(plain))} {}
 Text::Text(const char* plain) : Text(std::string(plain)) {}

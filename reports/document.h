@@ -46,8 +46,8 @@ struct Span {
   enum class Kind { kPlain, kStrong, kCode, kLink, kBadge };
   Kind kind = Kind::kPlain;
   std::string text;
-  Tone tone = Tone::kPlain;
-  std::string anchor;  // kLink: the anchor of a Section of the same document
+  Tone tone = Tone::kPlain;  // of a kPlain span (a badge is always a flag)
+  std::string anchor;        // kLink: the anchor of a Section of the same document
 };
 Span Plain(std::string text, Tone tone = Tone::kPlain);
 Span Strong(std::string text);
