@@ -6,25 +6,57 @@
 // timing, repetitions, memory, NVTX, skipping, the equivalence and active checks,
 // reproducibility and the JSON.
 //
-//   // benches/no_grad_inference.cc
+// A whole trick file, benches/no_grad_inference.cc, as it is compiled
+// (//benches:trick_example_test fails when this copy and the file differ):
+//
+//   // no_grad_inference (A14, B): inference without autograd bookkeeping.
+//   //
+//   // The same MLP forward three ways: in grad mode (autograd records the graph and keeps
+//   // activations for a backward that never comes), under NoGradGuard, and under
+//   // InferenceMode (which also skips version counters and view tracking). Outputs must be
+//   // bitwise equal: the kernels are the same, only the bookkeeping differs.
 //   #include "harness/trick.h"
+//   #include "workloads/workloads.h"
+//
+//   namespace {
 //
 //   class NoGradInference : public trickbench::Trick {
 //    public:
 //     void SetUp(const trickbench::Setting& s) override {
-//       model_ = trickbench::workloads::Mlp(s.device);
-//       input_ = torch::randn({64, 512}, s.device);
+//       model_ = trickbench::workloads::Mlp({.in = 512, .hidden = 1024, .out = 10, .layers = 3},
+//                                           s.device);
+//       input_ = torch::randn({256, 512}).to(s.device);
 //     }
+//
 //     void GradMode() { out_ = model_->forward(input_); }
-//     void NoGrad() { torch::NoGradGuard g; out_ = model_->forward(input_); }
-//     trickbench::Tensors Result() override { return {out_}; }
-//     std::string Inactive(const std::string& variant) override {
-//       return variant != "grad_mode" && out_.requires_grad() ? "output still records autograd" : "";
+//
+//     void NoGrad() {
+//       torch::NoGradGuard no_grad;
+//       out_ = model_->forward(input_);
 //     }
+//
+//     void Inference() {
+//       c10::InferenceMode inference;
+//       out_ = model_->forward(input_);
+//     }
+//
+//     trickbench::Tensors Result() override { return {out_.detach()}; }
+//
+//     std::string Inactive(const std::string& variant) override {
+//       if (variant == "grad_mode" && !out_.requires_grad()) return "grad mode output records no graph";
+//       if (variant == "no_grad" && out_.requires_grad()) return "output still requires grad";
+//       if (variant == "inference_mode" && !out_.is_inference()) return "output is not an inference tensor";
+//       return "";
+//     }
+//
+//     int64_t ItemsPerRun() const override { return input_.size(0); }
+//
 //    private:
 //     torch::nn::Sequential model_{nullptr};
 //     torch::Tensor input_, out_;
 //   };
+//
+//   }  // namespace
 //
 //   TRICKBENCH_TRICK(no_grad_inference, NoGradInference)
 //       .Category("Model architecture and training")
@@ -32,10 +64,13 @@
 //       .Claim("less memory and time")
 //       .Variant("grad_mode", &NoGradInference::GradMode)
 //       .Variant("no_grad", &NoGradInference::NoGrad)
+//       .Variant("inference_mode", &NoGradInference::Inference)
 //       .Bitwise();
 //
 // The Bazel macro in benches/defs.bzl turns benches/<id>.cc into //benches:<id> (the
-// benchmark binary, whose main is harness/main.cc) and //benches:<id>_test.
+// benchmark binary, whose main is harness/main.cc) and //benches:<id>_test, and lists
+// the trick in docs/CATALOG.md (generated from these registrations: regenerate it with
+// `bazel run //benches:catalog -- --out=docs/CATALOG.md`).
 //
 // What the harness does with a trick, per case and variant:
 //   checks: seed, fresh instance, SetUp, Run CheckSteps() times under a CPU memory
