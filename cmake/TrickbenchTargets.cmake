@@ -5,7 +5,7 @@
 #   every folder whose headers a trick includes, transitively      ->  a static library
 #     of that folder's *.cc, without tests (*_test.cc, files that include gtest), files
 #     with their own main(), and *_cuda.cc unless CUDA is on
-#   harness/run_all.cc -> run_all;  harness/gpu_selftest.cc -> gpu_selftest;
+#   run_all/main.cc -> run_all;  harness/gpu_selftest.cc -> gpu_selftest;
 #   reports/<name>_main.cc -> <name> (the report and compare tools)
 #
 # A folder that includes <opencv2/...> or <lmdb.h> needs that library; when it is
@@ -86,8 +86,8 @@ list(SORT _trick_files)
 
 set(_pending)
 file(GLOB _report_mains CONFIGURE_DEPENDS "${_src}/reports/*_main.cc")
-foreach(f IN LISTS _trick_files _report_mains "${_src}/harness/main.cc" "${_src}/harness/run_all.cc"
-        "${_src}/harness/gpu_selftest.cc")
+foreach(f IN LISTS _trick_files _report_mains ITEMS "${_src}/harness/main.cc"
+        "${_src}/run_all/main.cc" "${_src}/harness/gpu_selftest.cc")
   trickbench_scan(FILES "${f}" OUT_PACKAGES p OUT_EXTERNALS e)
   list(APPEND _pending ${p})
 endforeach()
@@ -228,7 +228,7 @@ foreach(f IN LISTS _trick_files)
 endforeach()
 add_custom_target(tricks DEPENDS ${TRICKBENCH_TRICKS})
 
-trickbench_executable(run_all "${_src}/harness/run_all.cc" why)
+trickbench_executable(run_all "${_src}/run_all/main.cc" why)
 trickbench_executable(gpu_selftest "${_src}/harness/gpu_selftest.cc" why)
 # The report tools: reports/<name>_main.cc -> <name> (report, compare).
 foreach(f IN LISTS _report_mains)

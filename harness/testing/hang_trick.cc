@@ -1,6 +1,7 @@
-// Test-only trick that starts a child process in its own process group and then
-// hangs, to show that run_all's time limit stops it and leaves nothing behind. The
-// child's pid goes to $TRICKBENCH_TEST_PIDFILE so the test can check it is gone.
+// Test-only trick that starts a child process (which stays in the trick's process
+// group) and then hangs, to show that run_all's time limit and its SIGINT/SIGTERM
+// handling stop it and leave nothing behind (run_all/cli_test.cc). The child's pid
+// goes to $TRICKBENCH_TEST_PIDFILE so the test can check it is gone.
 #include <unistd.h>
 
 #include <chrono>

@@ -1,0 +1,303 @@
+// run_all as a user meets it: real trick binaries (harness/testing's test tricks),
+// real processes, real files, real signals. Binaries come from args (see BUILD).
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "harness/testing/subprocess.h"
+#include "results/run_index.h"
+#include "results/status.h"
+
+namespace trickbench {
+namespace results {
+// Failures name the outcome, not its bytes.
+void PrintTo(RunOutcome o, std::ostream* os) { *os << Name(o); }
+}  // namespace results
+
+namespace {
+
+namespace fs = std::filesystem;
+using results::RunOutcome;
+using subprocess::Proc;
+
+std::map<std::string, std::string> g_tricks;  // id -> binary path
+std::string g_run_all;
+
+Proc Exec(const std::string& cmd) { return subprocess::RunCommand(cmd); }
+
+std::string Tmp(const std::string& name) {
+  const char* d = std::getenv("TEST_TMPDIR");
+  const std::string dir = std::string(d ? d : "/tmp") + "/" + name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string Read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::string> Files(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::map<std::string, RunOutcome> Outcomes(const results::RunIndex& index) {
+  std::map<std::string, RunOutcome> out;
+  for (const auto& t : index.tricks) out[t.id] = t.outcome;
+  return out;
+}
+
+// Waits up to `seconds` for `check`.
+template <typename F>
+bool Eventually(F check, double seconds) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (!check()) {
+    if (std::chrono::steady_clock::now() > end) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return true;
+}
+
+// A stand-in trick binary: a shell script (run_all runs any executable).
+std::string Script(const std::string& dir, const std::string& id, const std::string& body) {
+  const std::string path = dir + "/" + id;
+  std::ofstream(path) << "#!/bin/sh\n" << body << "\n";
+  chmod(path.c_str(), 0755);
+  return path;
+}
+
+TEST(RunAll, RecordsEveryOutcomeAndKeepsGoing) {
+  const std::string dir = Tmp("run_all");
+  const std::string pidfile = Tmp("pid") + "/hang.pid";
+  std::string cmd = "TRICKBENCH_TEST_PIDFILE=" + pidfile + " " + g_run_all;
+  for (const char* id : {"noop", "crash", "hang", "wrong_answer", "cuda_only"}) {
+    cmd += " " + g_tricks[id];
+  }
+  cmd += " --out_dir=" + dir + " --timeout=8 --min_time=0.001 --repetitions=2";
+  const Proc p = Exec(cmd);
+  EXPECT_EQ(p.exit_code, 1) << p.output;  // some tricks failed, the run itself completed
+  EXPECT_NE(p.output.find("[1/5] noop"), std::string::npos) << p.output;
+  EXPECT_NE(p.output.find("[5/5] cuda_only"), std::string::npos) << p.output;
+  EXPECT_NE(p.output.find("results in " + fs::canonical(dir).string()), std::string::npos);
+
+  const results::RunIndex index = results::ReadRunIndex(dir + "/index.json");
+  EXPECT_TRUE(index.complete);
+  EXPECT_TRUE(index.finished.has_value());
+  EXPECT_FALSE(index.interrupted_by.has_value());
+  EXPECT_EQ(index.forwarded_flags, (std::vector<std::string>{"--min_time=0.001", "--repetitions=2"}));
+  std::map<std::string, RunOutcome> outcome = Outcomes(index);
+  EXPECT_EQ(outcome["noop"], RunOutcome::kOk);
+  EXPECT_EQ(outcome["crash"], RunOutcome::kCrashed);
+  EXPECT_EQ(outcome["hang"], RunOutcome::kTimeout);
+  EXPECT_EQ(outcome["wrong_answer"], RunOutcome::kInvalid);
+  const bool cuda = Read(dir + "/cuda_only.json").find("\"cuda_available\": \"true\"") !=
+                    std::string::npos;
+  EXPECT_EQ(outcome["cuda_only"], cuda ? RunOutcome::kOk : RunOutcome::kSkipped);
+  EXPECT_TRUE(fs::exists(dir + "/crash.log"));
+  EXPECT_NE(index.tricks[1].reason.find("signal 6"), std::string::npos) << index.tricks[1].reason;
+  EXPECT_NE(p.output.find("run_all: report: "), std::string::npos) << p.output;
+
+  // The hanging trick's own child process went down with it.
+  std::ifstream in(pidfile);
+  pid_t child = 0;
+  ASSERT_TRUE(in >> child) << "hang trick did not record its child";
+  EXPECT_TRUE(Eventually([&] { return kill(child, 0) != 0 && errno == ESRCH; }, 5))
+      << "process " << child << " left behind";
+  // No temporary files next to the results.
+  for (const auto& f : Files(dir)) EXPECT_EQ(f.find(".tmp"), std::string::npos) << f;
+}
+
+TEST(RunAll, RejectsUnknownTrickAndBadFlagsBeforeWritingAnything) {
+  const std::string parent = Tmp("run_all_bad");
+  const std::string dir = parent + "/run";
+  Proc p = Exec(g_run_all + " " + g_tricks["noop"] + " --only=nope --out_dir=" + dir);
+  EXPECT_EQ(p.exit_code, 2);
+  EXPECT_NE(p.output.find("run_all: unknown trick 'nope' (known: noop)"), std::string::npos)
+      << p.output;
+  p = Exec(g_run_all + " " + g_tricks["noop"] + " --timeout=soon --out_dir=" + dir);
+  EXPECT_EQ(p.exit_code, 2);
+  EXPECT_NE(p.output.find("run_all: bad value for --timeout: 'soon'"), std::string::npos)
+      << p.output;
+  p = Exec(g_run_all + " " + g_tricks["noop"] + " --frobnicate --out_dir=" + dir);
+  EXPECT_EQ(p.exit_code, 2);
+  EXPECT_NE(p.output.find("run_all: unknown flag --frobnicate"), std::string::npos) << p.output;
+  // A forwarded flag the tricks reject: the first trick binary is asked before the run.
+  for (const char* flag : {"--threads=lots", "--device=tpu", "--benchmark_out=x.json"}) {
+    p = Exec(g_run_all + " " + g_tricks["noop"] + " " + g_tricks["crash"] + " " + flag +
+             " --out_dir=" + dir);
+    EXPECT_EQ(p.exit_code, 2) << flag << ": " << p.output;
+    EXPECT_NE(p.output.find("run_all: noop rejected the forwarded flags: "), std::string::npos)
+        << flag << ": " << p.output;
+    EXPECT_EQ(p.output.find("[1/2]"), std::string::npos) << "started a trick: " << p.output;
+  }
+  p = Exec(g_run_all + " " + g_tricks["noop"] + " --out_dir=/proc/forbidden");
+  EXPECT_EQ(p.exit_code, 2) << p.output;
+  EXPECT_NE(p.output.find("cannot write into --out_dir /proc/forbidden"), std::string::npos)
+      << p.output;
+  p = Exec(g_run_all + " --out_dir=" + dir);
+  EXPECT_EQ(p.exit_code, 2) << p.output;
+  EXPECT_NE(p.output.find("run_all: no trick to run"), std::string::npos) << p.output;
+  EXPECT_FALSE(fs::exists(dir)) << "a bad command line left a run folder";
+}
+
+TEST(RunAll, ATrickThatRejectsTheFlagsMidRunStopsTheRun) {
+  // Accepts the flags when asked (--list), rejects them when run: a binary built
+  // differently from the first one.
+  const std::string bin = Tmp("picky_bin");
+  const std::string picky = Script(bin, "picky",
+                                   "case \"$*\" in *--list*) exit 0;; esac\n"
+                                   "echo 'trickbench: unknown flag --threads' >&2; exit 2");
+  const std::string dir = Tmp("picky_run");
+  const Proc p = Exec(g_run_all + " " + picky + " " + g_tricks["noop"] +
+                      " --threads=1 --out_dir=" + dir);
+  EXPECT_EQ(p.exit_code, 2) << p.output;
+  EXPECT_NE(p.output.find("run_all: picky rejected the forwarded flags; stopping (see " +
+                          fs::canonical(dir).string() + "/picky.log)"),
+            std::string::npos)
+      << p.output;
+  EXPECT_EQ(p.output.find("[2/2]"), std::string::npos) << "went on after a usage error";
+  const results::RunIndex index = results::ReadRunIndex(dir + "/index.json");
+  EXPECT_FALSE(index.complete);
+  ASSERT_EQ(index.tricks.size(), 1u);
+  EXPECT_EQ(index.tricks[0].outcome, RunOutcome::kFailed);
+  EXPECT_EQ(index.tricks[0].exit_code, 2);
+}
+
+TEST(RunAll, OnlyAndSkipSelectTricks) {
+  Proc p = Exec(g_run_all + " " + g_tricks["noop"] + " " + g_tricks["crash"] + " --skip=crash --list");
+  EXPECT_EQ(p.exit_code, 0);
+  EXPECT_EQ(p.output, "noop\n");
+  p = Exec(g_run_all + " " + g_tricks["noop"] + " " + g_tricks["crash"] + " --only=crash --list");
+  EXPECT_EQ(p.output, "crash\n");
+}
+
+TEST(RunAll, HelpListsTheFlags) {
+  const Proc p = Exec(g_run_all + " --help");
+  EXPECT_EQ(p.exit_code, 0);
+  EXPECT_EQ(p.output.rfind("usage: bazel run //benches:run_all", 0), 0u) << p.output;
+  EXPECT_NE(p.output.find("--flush_l2"), std::string::npos);  // tools/gpu_run.sh looks for it
+}
+
+// run_all started in the background, as a shell or a CI job's time limit sees it.
+struct Background {
+  pid_t pid = -1;
+  std::string output_path;
+
+  Background(const std::vector<std::string>& args, const std::string& output,
+             const std::string& pidfile)
+      : output_path(output) {
+    pid = fork();
+    if (pid == 0) {
+      setenv("TRICKBENCH_TEST_PIDFILE", pidfile.c_str(), 1);
+      const int fd = open(output.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(fd, 1);
+      dup2(fd, 2);
+      std::vector<char*> argv;
+      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+  }
+  // The exit status, or -1 if it did not exit within `seconds` (then it is killed).
+  int Wait(double seconds) {
+    int status = 0;
+    if (!Eventually([&] { return waitpid(pid, &status, WNOHANG) == pid; }, seconds)) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return -1;
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+};
+
+// run_all on the hang trick (then noop, which must not start), stopped by `signal`
+// while the trick runs.
+void InterruptedRunLeavesNothingRunningAndAnIncompleteIndex(int signal,
+                                                            const std::string& name) {
+  const std::string dir = Tmp("interrupted_" + name);
+  const std::string pidfile = Tmp("interrupted_pid_" + name) + "/hang.pid";
+  Background run({g_run_all, g_tricks["hang"], g_tricks["noop"], "--out_dir=" + dir,
+                  "--timeout=120", "--min_time=0.001"},
+                 Tmp("interrupted_out_" + name) + "/output", pidfile);
+  ASSERT_GT(run.pid, 0);
+
+  // The hang trick is running once it has recorded its own child.
+  pid_t sleeper = 0;
+  ASSERT_TRUE(Eventually([&] { return (std::ifstream(pidfile) >> sleeper).good(); }, 60))
+      << Read(run.output_path);
+  const pid_t group = getpgid(sleeper);
+  ASSERT_GT(group, 0);
+  EXPECT_NE(group, getpgid(run.pid)) << "the trick should have a process group of its own";
+  // The index exists before the first trick has ended.
+  const results::RunIndex before = results::ReadRunIndex(dir + "/index.json");
+  EXPECT_FALSE(before.complete);
+  EXPECT_TRUE(before.tricks.empty());
+
+  ASSERT_EQ(kill(run.pid, signal), 0);
+  const int exit_status = run.Wait(30);
+  const std::string output = Read(run.output_path);
+  EXPECT_EQ(exit_status, 128 + signal) << output;
+  EXPECT_NE(output.find("run_all: " + name + ": stopped after 1 of 2 tricks; index (incomplete)"),
+            std::string::npos)
+      << output;
+  // Nothing of the trick's group is left: neither the trick nor its child.
+  EXPECT_TRUE(Eventually([&] { return kill(-group, 0) != 0 && errno == ESRCH; }, 5))
+      << "processes of group " << group << " left running";
+
+  const results::RunIndex index = results::ReadRunIndex(dir + "/index.json");
+  EXPECT_FALSE(index.complete);
+  EXPECT_EQ(index.interrupted_by, name);
+  EXPECT_TRUE(index.finished.has_value());
+  ASSERT_EQ(index.tricks.size(), 1u) << "noop ran after the interruption";
+  EXPECT_EQ(index.tricks[0].id, "hang");
+  EXPECT_EQ(index.tricks[0].outcome, RunOutcome::kInterrupted);
+  EXPECT_EQ(index.tricks[0].reason, "run_all got " + name + " and stopped it");
+  EXPECT_FALSE(fs::exists(dir + "/noop.log"));
+  for (const auto& f : Files(dir)) EXPECT_EQ(f.find(".tmp"), std::string::npos) << f;
+}
+
+TEST(RunAll, SigtermStopsTheTrickAndWritesAnIncompleteIndex) {
+  InterruptedRunLeavesNothingRunningAndAnIncompleteIndex(SIGTERM, "SIGTERM");
+}
+
+TEST(RunAll, SigintStopsTheTrickAndWritesAnIncompleteIndex) {
+  InterruptedRunLeavesNothingRunningAndAnIncompleteIndex(SIGINT, "SIGINT");
+}
+
+}  // namespace
+}  // namespace trickbench
+
+int main(int argc, char** argv) {
+  testing::InitGoogleTest(&argc, argv);
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a.rfind("--run_all=", 0) == 0) trickbench::g_run_all = a.substr(10);
+    if (a.rfind("--trick=", 0) == 0) {
+      const std::string path = a.substr(8);
+      trickbench::g_tricks[std::filesystem::path(path).filename().string()] = path;
+    }
+  }
+  return RUN_ALL_TESTS();
+}

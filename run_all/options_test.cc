@@ -1,0 +1,79 @@
+#include "run_all/options.h"
+
+#include <gtest/gtest.h>
+
+namespace trickbench {
+namespace run_all {
+namespace {
+
+std::string ErrorOf(const std::vector<std::string>& args) {
+  Options o;
+  std::string error;
+  return ParseOptions(args, &o, &error) ? "" : error;
+}
+
+TEST(ParseOptions, BinariesOwnFlagsAndForwardedFlagsInOrder) {
+  Options o;
+  std::string error;
+  ASSERT_TRUE(ParseOptions({"bin/a", "--threads=2", "bin/b", "--timeout=60", "--only=a",
+                            "--benchmark_filter=x", "--check_only", "--out_dir=/tmp/r",
+                            "--seed=3", "--device=cpu", "--min_time=0.5", "--repetitions=4",
+                            "--flush_l2", "--skip=b", "--list"},
+                           &o, &error))
+      << error;
+  EXPECT_EQ(o.binaries, (std::vector<std::string>{"bin/a", "bin/b"}));
+  EXPECT_EQ(o.timeout, 60);
+  EXPECT_EQ(o.only, (std::vector<std::string>{"a"}));
+  EXPECT_EQ(o.skip, (std::vector<std::string>{"b"}));
+  EXPECT_EQ(o.out_dir, "/tmp/r");
+  EXPECT_TRUE(o.list);
+  EXPECT_FALSE(o.help);
+  EXPECT_EQ(o.forward, (std::vector<std::string>{"--threads=2", "--benchmark_filter=x",
+                                                 "--check_only", "--seed=3", "--device=cpu",
+                                                 "--min_time=0.5", "--repetitions=4",
+                                                 "--flush_l2"}));
+}
+
+TEST(ParseOptions, Defaults) {
+  Options o;
+  std::string error;
+  ASSERT_TRUE(ParseOptions({}, &o, &error)) << error;
+  EXPECT_EQ(o.timeout, 300);
+  EXPECT_EQ(o.out_dir, "");
+  EXPECT_TRUE(o.forward.empty());
+  EXPECT_TRUE(o.binaries.empty());
+}
+
+TEST(ParseOptions, BadCommandLinesAreOneLineErrors) {
+  EXPECT_EQ(ErrorOf({"--timeout=soon"}),
+            "bad value for --timeout: 'soon' (expected seconds, > 0 and <= 86400)");
+  EXPECT_EQ(ErrorOf({"--timeout=0"}),
+            "bad value for --timeout: '0' (expected seconds, > 0 and <= 86400)");
+  EXPECT_EQ(ErrorOf({"--frobnicate"}), "unknown flag --frobnicate (see --help)");
+  EXPECT_EQ(ErrorOf({"--out_dir="}), "--out_dir is empty");
+  EXPECT_EQ(ErrorOf({"--only="}), "--only is empty");
+  EXPECT_EQ(ErrorOf({"--threads"}), "--threads needs a value (--threads=...)");
+  EXPECT_EQ(ErrorOf({"--list=yes"}), "--list takes no value");
+  EXPECT_EQ(ErrorOf({"--timeout=5", "--timeout=6"}), "--timeout is given twice");
+  // A failed parse leaves the caller's options alone.
+  Options o;
+  o.timeout = 42;
+  std::string error;
+  EXPECT_FALSE(ParseOptions({"--timeout=5", "--bad"}, &o, &error));
+  EXPECT_EQ(o.timeout, 42);
+}
+
+TEST(Usage, ListsEveryFlagAndTheSignalBehaviour) {
+  const std::string u = Usage();
+  for (const char* flag : {"--out_dir=", "--timeout=", "--only=", "--skip=", "--list", "--help",
+                           "--min_time=", "--repetitions=", "--threads=", "--seed=", "--device=",
+                           "--check_only", "--flush_l2", "--benchmark_*"}) {
+    EXPECT_NE(u.find(flag), std::string::npos) << flag;
+  }
+  EXPECT_NE(u.find("128+signal"), std::string::npos);
+  EXPECT_NE(u.find("interrupted"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace run_all
+}  // namespace trickbench

@@ -1,0 +1,29 @@
+// What run_all records for one trick: its index entry, from how the process ended
+// (child.h) and the result file it left.
+//
+//   const ChildExit e = RunInGroup(...);
+//   results::IndexEntry entry = Classify("no_grad_inference", e, dir, /*timeout=*/300);
+//
+// run_all saw the process, so it outranks the result file: a trick that wrote "ok"
+// and then crashed is crashed; a result file is only believed together with the exit
+// status that goes with it (0 for ok/skipped/checked, 3 for invalid).
+#pragma once
+
+#include <string>
+
+#include "results/run_index.h"
+#include "run_all/child.h"
+
+namespace trickbench {
+namespace run_all {
+
+// `dir` holds <id>.json (if the trick wrote one) and <id>.log; `timeout_seconds` is
+// the limit the trick ran under (for the reason of a timeout).
+results::IndexEntry Classify(const std::string& id, const ChildExit& exit,
+                             const std::string& dir, double timeout_seconds);
+
+// The last `n` non-empty lines of a file, joined with " | " ("" when unreadable).
+std::string LastLines(const std::string& path, int n);
+
+}  // namespace run_all
+}  // namespace trickbench

@@ -1,0 +1,32 @@
+// run_all: every trick binary in its own process, one after another, with a time limit.
+//
+//   bazel run //benches:run_all                          # every trick, default budget
+//   bazel run //benches:run_all -- --only=channels_last,no_grad_inference --min_time=0.5
+//
+// Bazel passes the trick binaries as leading arguments (benches/BUILD); the user's
+// flags follow (options.h). A trick that crashes, hangs or fails is recorded with its
+// outcome (outcome.h) and the others still run. Everything lands in one folder:
+// <id>.json (the trick's result), <id>.log (its output), index.json (results/run_index.h)
+// and the report (reports/).
+//
+// The index is written before the first trick starts and rewritten after each one, so
+// a run that is stopped, however, leaves an index saying what was done; SIGINT and
+// SIGTERM are caught (interrupt.h), passed on to the running trick's process group,
+// and end the run with the index marked incomplete and exit status 128+signal.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace trickbench {
+namespace run_all {
+
+inline constexpr int kExitSomeFailed = 1;  // a trick was not measured or skipped, or a write failed
+inline constexpr int kExitUsage = 2;
+
+// args: argv[1..]. Progress goes to `out`, errors to `err`; returns the exit status.
+int RunAllMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+}  // namespace run_all
+}  // namespace trickbench
