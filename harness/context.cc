@@ -11,10 +11,6 @@
 
 #include "determinism/guard.h"
 
-#ifdef TRICKBENCH_CUDA
-#include "harness/cuda_timing.h"
-#endif
-
 namespace trickbench {
 namespace {
 
@@ -125,20 +121,6 @@ Context CaptureContext(const torch::Device& device) {
   c.emplace_back("cpu_cores", std::to_string(std::thread::hardware_concurrency()));
   c.emplace_back("git_revision", GitRevision());
   c.emplace_back("determinism", Describe(CurrentDeterminismFlags()));
-#ifdef TRICKBENCH_CUDA
-  if (device.is_cuda()) {
-    // A context without its device facts is still a result: a failed query says so.
-    const int index = device.has_index() ? device.index() : 0;
-    try {
-      for (const auto& kv : cuda::DeviceContext(index)) c.push_back(kv);
-      for (auto& [key, value] : c) {
-        if (key == "device_name") value = cuda::DeviceName(index);
-      }
-    } catch (const std::exception& e) {
-      c.emplace_back("cuda_context_error", e.what());
-    }
-  }
-#endif
   return c;
 }
 

@@ -20,7 +20,8 @@ using Context = std::vector<std::pair<std::string, std::string>>;
 
 // Keys: torch_version, libtorch_build, device, device_name, cuda_available,
 // cuda_device_count, intra_op_threads, inter_op_threads, blas, blas_library,
-// mkldnn, host, cpu_model, cpu_cores, git_revision, determinism.
+// blas_build_info, mkldnn, host, cpu_model, cpu_cores, git_revision, determinism. The
+// device's own facts come from its timing backend (TimingBackend::AddContext).
 Context CaptureContext(const torch::Device& device);
 
 // The shared library file that provides BLAS in this process (resolved symlinks,

@@ -1,7 +1,9 @@
-// The harness's CUDA path: event timing on the current stream, optional L2 flush,
+// The harness's CUDA primitives: event timing on the current stream, optional L2 flush,
 // caching-allocator memory, device facts. Defined in cuda_timing_cuda.cc, which is
-// compiled only in CUDA builds (Bazel --config=cuda, or CMake with a CUDA LibTorch);
-// use it only under #ifdef TRICKBENCH_CUDA. The header itself needs no CUDA headers.
+// compiled only in CUDA builds (Bazel --config=cuda, or CMake with a CUDA LibTorch),
+// and used only from the CUDA timing backend (cuda_backend_cuda.cc, the same builds);
+// everything else reaches them through harness/timing.h. The header itself needs no
+// CUDA headers.
 //
 //   // in a Google Benchmark function registered with ->UseManualTime():
 //   trickbench::cuda::TimeOnCurrentStream(state, device.index(), /*flush_l2=*/false,

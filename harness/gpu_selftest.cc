@@ -21,11 +21,10 @@
 #include <vector>
 
 #include "common/atomic_file.h"
+#include "common/flags.h"
+#include "harness/context.h"
 #include "harness/gpu_info.h"
-
-#ifdef TRICKBENCH_CUDA
-#include "harness/cuda_timing.h"
-#endif
+#include "harness/timing.h"
 
 namespace {
 
@@ -36,8 +35,6 @@ constexpr char kUsage[] = R"(usage: gpu_selftest [--out=PATH]
 Measures BF16 matmul TFLOP/s and device-to-device copy GB/s on CUDA device 0 and
 prints them against the device's published peak.
 
-  --out=PATH   also write the figures as JSON (atomically)
-  --help       this text
 )";
 
 // Healthy shares of the published peak (docs/GPU.md): below these, something is wrong
@@ -45,26 +42,37 @@ prints them against the device's published peak.
 constexpr double kMatmulHealthyShare = 0.5;
 constexpr double kCopyHealthyShare = 0.6;
 
-#ifdef TRICKBENCH_CUDA
+// The CUDA timing backend (harness/cuda_backend_cuda.cc) is linked into CUDA builds
+// only: its events time the device work, its context says what the device is.
+constexpr char kCudaBackend[] = "cuda_events";
+
 // Best of `trials` event-timed batches of `iters` calls: the best shows what the device
 // can do; a busy or throttled GPU drags every batch down, not just one.
 template <typename Fn>
-double BestSeconds(int iters, int trials, Fn fn) {
-  trickbench::cuda::IterationTimer timer(0, /*flush_l2=*/false);
+double BestSeconds(const trickbench::TimingBackend& cuda, int iters, int trials, Fn fn) {
+  const auto timer = cuda.NewIntervalTimer();
   for (int i = 0; i < 3; ++i) fn();  // warm-up: cuBLAS handle, heuristics, clocks
   double best = 1e30;
   for (int t = 0; t < trials; ++t) {
-    timer.Start();
+    timer->Start();
     for (int i = 0; i < iters; ++i) fn();
-    best = std::min(best, timer.StopSeconds() / iters);
+    best = std::min(best, timer->StopSeconds() / iters);
   }
   return best;
 }
 
 json Measure() {
   const torch::Device device(torch::kCUDA, 0);
+  const auto cuda = trickbench::TimingBackends::For(device);
+  trickbench::Context device_facts;
+  cuda->AddContext(&device_facts);
   json out;
-  for (const auto& [k, v] : trickbench::cuda::DeviceContext(0)) out["context"][k] = v;
+  std::string name;
+  for (const auto& [k, v] : device_facts) {
+    if (k == "cuda_context_error") throw std::runtime_error(v);
+    if (k == "cuda_device_name") name = v;
+    out["context"][k] = v;
+  }
   out["context"]["torch_version"] = TORCH_VERSION;
 
   // 8192^3: large enough for cuBLAS to reach its plateau on every data-center GPU,
@@ -73,7 +81,7 @@ json Measure() {
   torch::manual_seed(0);
   const auto opts = torch::TensorOptions().device(device).dtype(torch::kBFloat16);
   auto a = torch::randn({n, n}, opts), b = torch::randn({n, n}, opts), c = torch::empty({n, n}, opts);
-  const double mm_s = BestSeconds(10, 5, [&] { torch::mm_out(c, a, b); });
+  const double mm_s = BestSeconds(*cuda, 10, 5, [&] { torch::mm_out(c, a, b); });
   const double tflops = 2.0 * n * n * n / mm_s / 1e12;
   a = b = c = torch::Tensor();
 
@@ -82,10 +90,9 @@ json Measure() {
   const int64_t bytes = int64_t{512} << 20;
   auto src = torch::empty({bytes}, torch::TensorOptions().device(device).dtype(torch::kUInt8)).fill_(1);
   auto dst = torch::empty_like(src);
-  const double copy_s = BestSeconds(10, 5, [&] { dst.copy_(src); });
+  const double copy_s = BestSeconds(*cuda, 10, 5, [&] { dst.copy_(src); });
   const double gbps = 2.0 * static_cast<double>(bytes) / copy_s / 1e9;
 
-  const std::string name = trickbench::cuda::DeviceName(0);
   const auto peak = trickbench::PublishedPeak(name);
   const std::optional<double> peak_tflops = peak ? std::optional<double>(peak->bf16_dense_tflops) : std::nullopt;
   const std::optional<double> peak_gbps = peak ? std::optional<double>(peak->memory_gbps) : std::nullopt;
@@ -138,34 +145,32 @@ void PrintTable(const json& r) {
   row(r["matmul"], "tflops", "peak_tflops", "TFLOP/s");
   row(r["copy"], "gbps", "peak_gbps", "GB/s");
 }
-#endif  // TRICKBENCH_CUDA
 
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string out;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--help") {
-      std::cout << kUsage;
-      return 0;
-    } else if (a.rfind("--out=", 0) == 0 && a.size() > 6) {
-      out = a.substr(6);
-    } else {
-      std::cerr << "gpu_selftest: unknown argument '" << a << "' (see --help)\n";
-      return 2;
-    }
-  }
+  bool help = false;
   std::string error;
+  trickbench::Flags flags("gpu_selftest");
+  flags.String("out", &out, "also write the figures as JSON (atomically)").Bool("help", &help, "this text");
+  if (!flags.Parse(std::vector<std::string>(argv + 1, argv + argc), &error)) {
+    std::cerr << "gpu_selftest: " << error << "\n";
+    return 2;
+  }
+  if (help) {
+    std::cout << kUsage << flags.Help();
+    return 0;
+  }
   if (!out.empty() && !trickbench::CheckWritable(out, &error)) {
     std::cerr << "gpu_selftest: bad --out: " << error << "\n";
     return 2;
   }
-#ifndef TRICKBENCH_CUDA
-  std::cerr << "gpu_selftest: this build has no CUDA support (built without TRICKBENCH_CUDA: "
-               "use Bazel --config=cuda or CMake with a CUDA LibTorch); nothing to measure\n";
-  return 2;
-#else
+  if (!trickbench::TimingBackends::Find(kCudaBackend)) {
+    std::cerr << "gpu_selftest: this build has no CUDA support (no CUDA timing backend linked: "
+                 "use Bazel --config=cuda or CMake with a CUDA LibTorch); nothing to measure\n";
+    return 2;
+  }
   if (!torch::cuda::is_available()) {
     std::cerr << "gpu_selftest: no CUDA device visible (torch::cuda::is_available() is false; "
                  "check nvidia-smi and CUDA_VISIBLE_DEVICES)\n";
@@ -185,5 +190,4 @@ int main(int argc, char** argv) {
     return 1;
   }
   return 0;
-#endif
 }

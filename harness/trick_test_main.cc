@@ -5,7 +5,8 @@
 // its file's name, that its variants agree and are in effect, that its reproduced
 // variant gives bitwise-equal fingerprints in one process and in two fresh processes
 // (and a different one for another seed, so the check can fail), and smoke-runs the
-// binary with a tiny time budget and asserts on the JSON it writes.
+// binary with a tiny time budget and asserts on the JSON it writes, which must also
+// read back through results/ (what reports/ loads it with).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -14,10 +15,11 @@
 #include <set>
 #include <string>
 
-#include "determinism/fingerprint.h"
 #include "common/atomic_file.h"
-#include "harness/runner.h"
+#include "determinism/fingerprint.h"
+#include "harness/checks.h"
 #include "harness/testing/subprocess.h"
+#include "results/result_file.h"
 
 namespace trickbench {
 namespace {
@@ -105,7 +107,13 @@ TEST(Trick, SmokeRunWritesCompleteJson) {
   const auto j = nlohmann::json::parse(ReadFile(out, &error));
   ASSERT_EQ(error, "");
   const auto& tb = j.at("trickbench");
-  EXPECT_EQ(tb.at("schema_version"), kResultSchemaVersion);
+  EXPECT_EQ(tb.at("schema_version"), results::kResultSchemaVersion);
+  // The reader reports/ uses accepts what the binary wrote.
+  try {
+    results::ReadResultFile(out);
+  } catch (const results::InputError& e) {
+    ADD_FAILURE() << "the result file does not read back: " << e.what();
+  }
   EXPECT_EQ(tb.at("id"), g_expected_id);
   EXPECT_FALSE(tb.at("claim").get<std::string>().empty());
   for (const char* key : {"torch_version", "intra_op_threads", "blas", "device", "git_revision",

@@ -1,0 +1,174 @@
+#include "harness/checks.h"
+
+#include <stdexcept>
+
+#include "determinism/guard.h"
+#include "determinism/seed.h"
+#include "determinism/tensor_compare.h"
+#include "harness/memory.h"
+#include "harness/nvtx.h"
+
+namespace trickbench {
+namespace {
+
+// Where a result lives is not part of the answer: both sides are compared on the CPU
+// (a variant may hand back a host copy of what the baseline keeps on the device).
+Tensors OnCpu(const Tensors& tensors) {
+  Tensors out;
+  for (const torch::Tensor& t : tensors) out.push_back(t.defined() ? t.detach().cpu() : t);
+  return out;
+}
+
+Equivalence CompareWithBaseline(const Tensors& baseline, const Tensors& got, const Tolerance& tol) {
+  const TensorComparison c =
+      CompareTensors(OnCpu(baseline), OnCpu(got), TensorTolerance{tol.rtol, tol.atol}, "result");
+  return {c.equal, c.max_abs_diff, c.max_rel_diff, c.equal ? "" : c.Describe("baseline")};
+}
+
+std::string CasePrefix(const std::string& case_name) {
+  return case_name.empty() ? "" : case_name + ": ";
+}
+
+}  // namespace
+
+std::string DescribeException(const std::exception& e) {
+  std::string what = e.what();
+  const auto nl = what.find('\n');
+  return nl == std::string::npos ? what : what.substr(0, nl);
+}
+
+CheckReport RunChecks(const TrickDef& def, const torch::Device& device, uint64_t seed,
+                      const TimingBackend* timing) {
+  CheckReport report;
+  auto fail = [&](const std::string& why) {
+    if (report.ok) {
+      report.ok = false;
+      report.reason = why;
+    }
+  };
+  for (const std::string& case_name : def.cases()) {
+    CaseCheck cc;
+    cc.case_name = case_name;
+    Tensors baseline;
+    const std::string where_case = case_name.empty() ? "" : case_name + "/";
+    for (size_t vi = 0; vi < def.variants().size(); ++vi) {
+      const auto& variant = def.variants()[vi];
+      VariantCheck vc;
+      vc.variant = variant.name;
+      const std::string where = where_case + variant.name;
+      try {
+        NvtxRange range(def.id() + "/" + where + "/check");
+        SeedEverything(seed);
+        Tensors result;
+        {
+          // The instance lives in this scope only: the next variant's meters see none
+          // of its tensors.
+          CpuMemoryMeter meter;
+          auto trick = def.Make();
+          trick->SetUp(Setting{case_name, device, variant.name});
+          vc.setup_bytes = meter.live_bytes();
+          meter.ResetPeak();  // SetUp's temporaries are not the variant's cost
+          const auto device_meter = timing ? timing->MeterDeviceMemory() : nullptr;
+          const int64_t allocs_before = meter.allocations();
+          for (int s = 0; s < def.check_steps(); ++s) variant.body(*trick);
+          vc.peak_bytes = meter.peak_bytes();
+          vc.run_peak_bytes = vc.peak_bytes - vc.setup_bytes;
+          vc.allocations = meter.allocations() - allocs_before;
+          result = trick->Result();
+          vc.inactive = trick->Inactive(variant.name);
+          vc.counters = trick->Counters(variant.name);
+          if (device_meter) device_meter->AddCounters(&vc.counters);
+        }
+        if (vi == 0) {
+          baseline = result;
+          vc.vs_baseline.equal = true;
+        } else {
+          vc.vs_baseline = CompareWithBaseline(baseline, result, def.tolerance());
+          if (!vc.vs_baseline.equal) {
+            fail(where + " differs from " + def.variants().front().name + ": " +
+                 vc.vs_baseline.detail);
+          }
+        }
+        if (!vc.inactive.empty()) fail(where + " not in effect: " + vc.inactive);
+      } catch (const std::exception& e) {
+        vc.vs_baseline.detail = DescribeException(e);
+        fail(where + " threw: " + DescribeException(e));
+      }
+      cc.variants.push_back(std::move(vc));
+    }
+    report.cases.push_back(std::move(cc));
+  }
+  return report;
+}
+
+Fingerprint ReproduceFingerprint(const TrickDef& def, const std::string& case_name,
+                                 const torch::Device& device, uint64_t seed,
+                                 const std::string& variant) {
+  const std::string name = variant.empty() ? def.reproduced_variant() : variant;
+  const int index = def.VariantIndex(name);
+  if (index < 0) throw std::invalid_argument(def.id() + " has no variant " + name);
+  DeterministicGuard guard;
+  SeedEverything(seed);
+  auto trick = def.Make();
+  trick->SetUp(Setting{case_name, device, name});
+  for (int s = 0; s < def.check_steps(); ++s) def.variants()[index].body(*trick);
+  NamedTensors named;
+  const Tensors result = trick->Result();
+  for (size_t i = 0; i < result.size(); ++i) {
+    named.emplace_back("result[" + std::to_string(i) + "]", result[i]);
+  }
+  return FingerprintTensors(named);
+}
+
+results::Reproducibility CheckReproducibility(const TrickDef& def, const torch::Device& device,
+                                              uint64_t seed) {
+  results::Reproducibility r;
+  r.checked = true;
+  r.variant = def.reproduced_variant();
+  r.bitwise_reproducible = true;
+  for (const auto& c : def.cases()) {
+    results::ReproducibilityCase row;
+    row.case_name = c;
+    try {
+      const Fingerprint a = ReproduceFingerprint(def, c, device, seed);
+      const Fingerprint b = ReproduceFingerprint(def, c, device, seed);
+      row.bitwise_reproducible = a == b;
+      row.fingerprint = a.Hex();
+      if (a != b) {
+        row.first_difference = FirstDifference(a, b).value_or("?");
+        if (r.detail.empty()) r.detail = CasePrefix(c) + "runs differ at " + row.first_difference;
+      }
+    } catch (const std::exception& e) {
+      row.bitwise_reproducible = false;
+      row.error = DescribeException(e);
+      if (r.detail.empty()) r.detail = CasePrefix(c) + row.error;
+    }
+    r.bitwise_reproducible = r.bitwise_reproducible && row.bitwise_reproducible;
+    r.cases.push_back(std::move(row));
+  }
+  r.fingerprint = r.cases.empty() ? "" : r.cases.front().fingerprint;
+  return r;
+}
+
+results::Reproducibility NotChecked(const std::string& why) {
+  results::Reproducibility r;
+  r.checked = false;
+  r.detail = why;
+  return r;
+}
+
+std::string ValidateDef(const TrickDef& def) {
+  if (def.id().empty()) return "trick without an id";
+  if (def.variants().size() < 2) {
+    return def.id() + ": needs a baseline and at least one other variant";
+  }
+  if (def.claim().empty()) return def.id() + ": no Claim() from TRICKS.md";
+  if (def.category().empty()) return def.id() + ": no Category()";
+  if (def.source().empty()) return def.id() + ": no Source()";
+  if (def.VariantIndex(def.reproduced_variant()) < 0) {
+    return def.id() + ": Reproduce() names unknown variant " + def.reproduced_variant();
+  }
+  return "";
+}
+
+}  // namespace trickbench

@@ -1,0 +1,87 @@
+// The checks a trick must pass before anything of it is timed, and its reproducibility.
+//
+//   const CheckReport report = RunChecks(def, torch::kCPU, /*seed=*/0);
+//   if (!report.ok) std::cerr << report.reason;   // "large/optimized differs from ..."
+//   const results::Reproducibility r = CheckReproducibility(def, torch::kCPU, 0);
+//
+// Per case and variant, RunChecks runs a fresh seeded instance CheckSteps() times under
+// the CPU memory meter (and the device's, when the timing backend has one), compares
+// Result() with the baseline's within the trick's tolerance, and asks Inactive().
+// Why checks come first: a speedup of a variant that computes something else, or of a
+// trick that was silently not in effect, is not a finding. A failed check makes the
+// whole trick invalid and nothing of it is timed.
+#pragma once
+
+#include <cstdint>
+#include <exception>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "determinism/fingerprint.h"
+#include "harness/timing.h"
+#include "harness/trick.h"
+#include "results/result_file.h"
+
+namespace trickbench {
+
+// How one variant's results compare with the baseline's (determinism/tensor_compare.h,
+// on the CPU, within the trick's tolerance).
+struct Equivalence {
+  bool equal = false;  // within the tolerance (bitwise when it is zero)
+  double max_abs_diff = 0;  // NaN against a number counts as infinite
+  double max_rel_diff = 0;
+  std::string detail;  // why not, when !equal
+};
+
+struct VariantCheck {
+  std::string variant;
+  Equivalence vs_baseline;
+  std::string inactive;        // "" = the trick was in effect
+  int64_t setup_bytes = 0;     // CPU bytes live after SetUp
+  int64_t peak_bytes = 0;      // peak CPU bytes live during the runs, SetUp's survivors included
+  int64_t run_peak_bytes = 0;  // peak minus what SetUp left live: what the runs add
+  int64_t allocations = 0;     // CPU allocations during the runs
+  std::map<std::string, double> counters;  // the trick's, and the device meter's
+};
+
+struct CaseCheck {
+  std::string case_name;
+  std::vector<VariantCheck> variants;
+};
+
+struct CheckReport {
+  bool ok = true;
+  std::string reason;  // the first failure, naming case and variant
+  std::vector<CaseCheck> cases;
+};
+
+// Every case and variant: fresh seeded instance, SetUp, CheckSteps() runs under the
+// CPU memory meter (and `timing`'s device memory meter, if it has one), Result()
+// against the baseline, Inactive(). Exceptions from the trick become a failed check
+// with the exception's message.
+CheckReport RunChecks(const TrickDef& def, const torch::Device& device, uint64_t seed,
+                      const TimingBackend* timing = nullptr);
+
+// Seeded, under DeterministicGuard: fresh instance, SetUp, CheckSteps() runs of
+// `variant` (default: def.reproduced_variant()), fingerprint of Result().
+Fingerprint ReproduceFingerprint(const TrickDef& def, const std::string& case_name,
+                                 const torch::Device& device, uint64_t seed,
+                                 const std::string& variant = "");
+
+// Two ReproduceFingerprint runs per case: the per-trick row of the reproducibility
+// matrix. A run that throws is recorded as not reproducible, with the message.
+results::Reproducibility CheckReproducibility(const TrickDef& def, const torch::Device& device,
+                                              uint64_t seed);
+
+// The reproducibility record when it was not checked: same fields, nothing claimed.
+results::Reproducibility NotChecked(const std::string& why);
+
+// "" when the registration is usable; else what is wrong with it.
+std::string ValidateDef(const TrickDef& def);
+
+// An exception's message for one line: c10::Error::what() carries a C++ backtrace
+// after its first line.
+std::string DescribeException(const std::exception& e);
+
+}  // namespace trickbench

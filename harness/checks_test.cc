@@ -1,0 +1,162 @@
+#include "harness/checks.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace trickbench {
+namespace {
+
+// y = x * 2 or x + x: bitwise equal for floats; A/B/other variants differ on purpose.
+class Twice : public Trick {
+ public:
+  void SetUp(const Setting& s) override {
+    x_ = torch::randn({5});
+    variants_set_up().push_back(s.variant);
+  }
+  static std::vector<std::string>& variants_set_up() {
+    static std::vector<std::string> v;
+    return v;
+  }
+  void A() { y_ = x_ * 2; }
+  void B() { y_ = x_ + x_; }
+  void OneUlpOff() { y_ = torch::nextafter(x_ * 2, torch::full_like(x_, INFINITY)); }
+  void Double() { y_ = (x_ * 2).to(torch::kDouble); }
+  void Nan() { y_ = x_ * 2; y_[0] = NAN; }
+  void Throws() { throw std::runtime_error("boom\nbacktrace line"); }
+  void Undefined() { y_ = torch::Tensor(); }
+  Tensors Result() override { return {y_}; }
+
+ private:
+  torch::Tensor x_, y_;
+};
+
+std::unique_ptr<TrickDef> Def(const std::string& id) {
+  auto def = std::make_unique<TrickDef>(id, [] { return std::unique_ptr<Trick>(new Twice()); });
+  def->Claim("x*2 == x+x").Category("test").Source("test");
+  return def;
+}
+
+TEST(Registry, FindsRegisteredTricksAndValidates) {
+  TrickDef& def = internal::Register(std::make_unique<TrickDef>(
+      "twice_for_test", [] { return std::unique_ptr<Trick>(new Twice()); }));
+  EXPECT_EQ(ValidateDef(def), "twice_for_test: needs a baseline and at least one other variant");
+  def.Variant("times_two", &Twice::A).Variant("plus_self", &Twice::B);
+  EXPECT_EQ(ValidateDef(def), "twice_for_test: no Claim() from TRICKS.md");
+  def.Claim("x*2 == x+x").Category("test").Source("test");
+  EXPECT_EQ(ValidateDef(def), "");
+  EXPECT_EQ(FindTrick("twice_for_test"), &def);
+  EXPECT_EQ(FindTrick("no_such_trick"), nullptr);
+  EXPECT_EQ(def.reproduced_variant(), "plus_self");
+  EXPECT_THROW(def.Variant("plus_self", &Twice::B), std::invalid_argument);
+  def.Reproduce("nope");
+  EXPECT_NE(ValidateDef(def).find("unknown variant nope"), std::string::npos);
+  def.Reproduce("times_two");
+
+  Twice::variants_set_up().clear();
+  const CheckReport r = RunChecks(def, torch::kCPU, 0);
+  EXPECT_TRUE(r.ok) << r.reason;
+  // Each instance is told which variant it will run.
+  EXPECT_EQ(Twice::variants_set_up(), (std::vector<std::string>{"times_two", "plus_self"}));
+  EXPECT_EQ(ReproduceFingerprint(def, "", torch::kCPU, 5),
+            ReproduceFingerprint(def, "", torch::kCPU, 5));
+  EXPECT_NE(ReproduceFingerprint(def, "", torch::kCPU, 5),
+            ReproduceFingerprint(def, "", torch::kCPU, 6));
+}
+
+TEST(TrickDef, RejectsBadSettings) {
+  TrickDef def("bad", [] { return std::unique_ptr<Trick>(new Twice()); });
+  EXPECT_THROW(def.Cases({}), std::invalid_argument);
+  EXPECT_THROW(def.Tolerance(-1, 0), std::invalid_argument);
+  EXPECT_THROW(def.CheckSteps(0), std::invalid_argument);
+}
+
+TEST(RunChecks, RecordsMemoryAndEquivalence) {
+  auto def = Def("equal");
+  def->Variant("a", &Twice::A).Variant("b", &Twice::B).Cases({"one", "two"});
+  const CheckReport r = RunChecks(*def, torch::kCPU, 0);
+  ASSERT_TRUE(r.ok) << r.reason;
+  ASSERT_EQ(r.cases.size(), 2u);
+  EXPECT_EQ(r.cases[1].case_name, "two");
+  for (const auto& cc : r.cases) {
+    ASSERT_EQ(cc.variants.size(), 2u);
+    for (const auto& vc : cc.variants) {
+      EXPECT_TRUE(vc.vs_baseline.equal);
+      EXPECT_EQ(vc.inactive, "");
+      EXPECT_GT(vc.peak_bytes, 0) << "the CPU meter saw no allocation of " << vc.variant;
+      EXPECT_GT(vc.allocations, 0);
+    }
+  }
+}
+
+TEST(RunChecks, OneUlpFailsABitwiseTrickAndNamesWhere) {
+  auto def = Def("ulp");
+  def->Variant("a", &Twice::A).Variant("off", &Twice::OneUlpOff).Cases({"c"});
+  const CheckReport r = RunChecks(*def, torch::kCPU, 0);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.reason.rfind("c/off differs from a: ", 0), 0u) << r.reason;
+  const Equivalence& e = r.cases[0].variants[1].vs_baseline;
+  EXPECT_FALSE(e.equal);
+  EXPECT_GT(e.max_abs_diff, 0);
+  // Within a tolerance the same ulp passes.
+  def->Tolerance(1e-5, 1e-6);
+  EXPECT_TRUE(RunChecks(*def, torch::kCPU, 0).ok);
+}
+
+TEST(RunChecks, DtypeMattersBitwiseNotWithinATolerance) {
+  auto def = Def("dtype");
+  def->Variant("a", &Twice::A).Variant("double", &Twice::Double);
+  EXPECT_FALSE(RunChecks(*def, torch::kCPU, 0).ok);
+  def->Tolerance(1e-6, 1e-7);
+  EXPECT_TRUE(RunChecks(*def, torch::kCPU, 0).ok);
+}
+
+TEST(RunChecks, NanAgainstANumberIsADifference) {
+  auto def = Def("nan");
+  def->Variant("a", &Twice::A).Variant("nan", &Twice::Nan).Tolerance(1e-3, 1e-3);
+  const CheckReport r = RunChecks(*def, torch::kCPU, 0);
+  EXPECT_FALSE(r.ok);
+  EXPECT_TRUE(std::isinf(r.cases[0].variants[1].vs_baseline.max_abs_diff));
+}
+
+TEST(RunChecks, AMissingResultIsNamed) {
+  auto def = Def("undefined");
+  def->Variant("a", &Twice::A).Variant("none", &Twice::Undefined);
+  const CheckReport r = RunChecks(*def, torch::kCPU, 0);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.reason.rfind("none differs from a: result[0]: undefined vs baseline defined", 0), 0u)
+      << r.reason;
+}
+
+TEST(RunChecks, AThrowingVariantFailsWithTheFirstLineOfItsMessage) {
+  auto def = Def("throws");
+  def->Variant("a", &Twice::A).Variant("bad", &Twice::Throws);
+  const CheckReport r = RunChecks(*def, torch::kCPU, 0);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.reason, "bad threw: boom");
+}
+
+TEST(CheckReproducibility, RecordsEveryCase) {
+  auto def = Def("repro");
+  def->Variant("a", &Twice::A).Variant("b", &Twice::B).Cases({"x", "y"});
+  const results::Reproducibility r = CheckReproducibility(*def, torch::kCPU, 3);
+  EXPECT_TRUE(r.checked);
+  EXPECT_EQ(r.variant, "b");
+  EXPECT_TRUE(r.bitwise_reproducible);
+  ASSERT_EQ(r.cases.size(), 2u);
+  EXPECT_EQ(r.cases[1].case_name, "y");
+  EXPECT_EQ(r.fingerprint, r.cases[0].fingerprint);
+  EXPECT_EQ(r.fingerprint, ReproduceFingerprint(*def, "x", torch::kCPU, 3).Hex());
+
+  auto bad = Def("repro_throws");
+  bad->Variant("a", &Twice::A).Variant("bad", &Twice::Throws).Cases({"x"});
+  const results::Reproducibility t = CheckReproducibility(*bad, torch::kCPU, 3);
+  EXPECT_FALSE(t.bitwise_reproducible);
+  EXPECT_EQ(t.cases[0].error, "boom");
+  EXPECT_EQ(t.detail, "x: boom");
+  EXPECT_EQ(NotChecked("why").detail, "why");
+  EXPECT_FALSE(NotChecked("why").checked);
+}
+
+}  // namespace
+}  // namespace trickbench
