@@ -20,6 +20,7 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 std::map<std::string, std::string> g_tricks;  // id -> binary path
+std::string g_gpu_selftest;
 
 using trickbench::subprocess::Proc;
 
@@ -108,6 +109,45 @@ TEST(TrickBinary, HelpAndListPrintAndExit0) {
   EXPECT_NE(list.output.find("variants: baseline optimized"), std::string::npos) << list.output;
 }
 
+TEST(TrickBinary, HelpListsTheTimingBackendsFlags) {
+  // A CUDA build's backend declares --flush_l2; a CPU build lists it with what it needs.
+  const Proc help = Exec(g_tricks["noop"] + " --help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.output.find("--flush_l2"), std::string::npos) << help.output;
+}
+
+TEST(TrickBinary, CheckOnlyWritesACheckedResultWithoutTimings) {
+  const std::string dir = Tmp("check_only");
+  const Proc p = Exec(g_tricks["noop"] + " --out=" + dir + "/noop.json --check_only");
+  ASSERT_EQ(p.exit_code, 0) << p.output;
+  EXPECT_EQ(p.output.find("speed (median)"), std::string::npos) << "timed with --check_only";
+  const json j = Load(dir + "/noop.json");
+  EXPECT_EQ(j["trickbench"]["status"], "checked");
+  EXPECT_EQ(j["trickbench"]["reason"], "timing not run (--check_only)");
+  EXPECT_TRUE(j["benchmarks"].empty());
+  EXPECT_EQ(j["trickbench"]["checks"][0]["variants"].size(), 2u);
+  EXPECT_TRUE(j["trickbench"]["reproducibility"]["checked"].get<bool>());
+  EXPECT_EQ(j["trickbench"]["settings"]["timing"], "wall_clock");
+}
+
+TEST(GpuSelftest, WithoutCudaSupportOrADeviceSaysWhyAndExits2) {
+  const std::string dir = Tmp("selftest");
+  const Proc p = Exec(g_gpu_selftest + " --out=" + dir + "/selftest.json");
+  if (p.exit_code == 0) GTEST_SKIP() << "a CUDA device is here: " << p.output;
+  EXPECT_EQ(p.exit_code, 2) << p.output;
+  const bool no_build = p.output.find("this build has no CUDA support") != std::string::npos;
+  const bool no_device = p.output.find("no CUDA device visible") != std::string::npos;
+  EXPECT_TRUE(no_build || no_device) << p.output;
+  EXPECT_TRUE(Files(dir).empty()) << "wrote figures without measuring";
+  const Proc bad = Exec(g_gpu_selftest + " --frobnicate");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.output.find("gpu_selftest: unknown flag --frobnicate"), std::string::npos)
+      << bad.output;
+  const Proc help = Exec(g_gpu_selftest + " --help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.output.find("--out="), std::string::npos) << help.output;
+}
+
 TEST(TrickBinary, NoopRunWritesOneCompleteResultAndNothingElse) {
   const std::string dir = Tmp("noop");
   const Proc p = Exec(g_tricks["noop"] + " --out=" + dir + "/noop.json --min_time=0.001 --repetitions=3");
@@ -161,6 +201,7 @@ int main(int argc, char** argv) {
   testing::InitGoogleTest(&argc, argv);
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
+    if (a.rfind("--gpu_selftest=", 0) == 0) g_gpu_selftest = a.substr(15);
     if (a.rfind("--trick=", 0) == 0) {
       const std::string path = a.substr(8);
       g_tricks[std::filesystem::path(path).filename().string()] = path;
