@@ -17,9 +17,9 @@
 // (0.4% per rounding) and the two formats round at different points through seven
 // layers; the fp32 cases agree to ~1e-5, well inside it.
 #include <ATen/autocast_mode.h>
-#include <torch/version.h>
 
 #include "harness/trick.h"
+#include "third_party/libtorch/compat.h"
 #include "workloads/workloads.h"
 
 namespace {
@@ -38,42 +38,20 @@ class AutocastScope {
   AutocastScope(const torch::Device& device, bool enabled) : cuda_(device.is_cuda()) {
     if (!enabled) return;
     active_ = true;
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+    namespace compat = trickbench::torch_compat;
     const auto type = cuda_ ? at::kCUDA : at::kCPU;
-    was_enabled_ = at::autocast::is_autocast_enabled(type);
-    was_dtype_ = at::autocast::get_autocast_dtype(type);
-    at::autocast::set_autocast_dtype(type, cuda_ ? at::kHalf : at::kBFloat16);
-    at::autocast::set_autocast_enabled(type, true);
-#else
-    if (cuda_) {
-      was_enabled_ = at::autocast::is_enabled();
-      was_dtype_ = at::autocast::get_autocast_gpu_dtype();
-      at::autocast::set_autocast_gpu_dtype(at::kHalf);
-      at::autocast::set_enabled(true);
-    } else {
-      was_enabled_ = at::autocast::is_cpu_enabled();
-      was_dtype_ = at::autocast::get_autocast_cpu_dtype();
-      at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
-      at::autocast::set_cpu_enabled(true);
-    }
-#endif
+    was_enabled_ = compat::AutocastEnabled(type);
+    was_dtype_ = compat::AutocastDtype(type);
+    compat::SetAutocastDtype(type, cuda_ ? at::kHalf : at::kBFloat16);
+    compat::SetAutocastEnabled(type, true);
     at::autocast::increment_nesting();
   }
   ~AutocastScope() {
     if (!active_) return;
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+    namespace compat = trickbench::torch_compat;
     const auto type = cuda_ ? at::kCUDA : at::kCPU;
-    at::autocast::set_autocast_enabled(type, was_enabled_);
-    at::autocast::set_autocast_dtype(type, was_dtype_);
-#else
-    if (cuda_) {
-      at::autocast::set_enabled(was_enabled_);
-      at::autocast::set_autocast_gpu_dtype(was_dtype_);
-    } else {
-      at::autocast::set_cpu_enabled(was_enabled_);
-      at::autocast::set_autocast_cpu_dtype(was_dtype_);
-    }
-#endif
+    compat::SetAutocastEnabled(type, was_enabled_);
+    compat::SetAutocastDtype(type, was_dtype_);
     // Like torch.autocast's exit: the cast-weight cache lives for the outermost scope.
     if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
   }

@@ -75,7 +75,7 @@ struct RankState {
   std::unique_ptr<trickbench::DeterministicGuard> deterministic;
 };
 
-trickbench::dist::RankHandler MakeRankHandler(c10d::ProcessGroup& group,
+trickbench::dist::RankHandler MakeRankHandler(trickbench::dist::Group& group,
                                               const trickbench::dist::RankEnv& env) {
   auto state = std::make_shared<RankState>();
   return [&group, env, state](const c10::IValue& request) -> c10::IValue {

@@ -2,19 +2,13 @@
 
 #include <ATen/Context.h>
 #include <torch/cuda.h>
-#include <torch/version.h>
 
 #include <cstdlib>
 #include <iostream>
 #include <mutex>
 #include <sstream>
 
-// The NaN-fill setting arrived in LibTorch 2.1.
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 1)
-#define TRICKBENCH_HAS_FILL_UNINITIALIZED 1
-#else
-#define TRICKBENCH_HAS_FILL_UNINITIALIZED 0
-#endif
+#include "third_party/libtorch/compat.h"
 
 namespace trickbench {
 
@@ -33,7 +27,7 @@ bool DeterminismFlags::operator==(const DeterminismFlags& o) const {
          fill_uninitialized_memory == o.fill_uninitialized_memory;
 }
 
-bool HasFillUninitializedMemorySetting() { return TRICKBENCH_HAS_FILL_UNINITIALIZED; }
+bool HasFillUninitializedMemorySetting() { return torch_compat::kHasFillUninitializedMemory; }
 
 DeterminismFlags CurrentDeterminismFlags() {
   auto& ctx = at::globalContext();
@@ -45,9 +39,9 @@ DeterminismFlags CurrentDeterminismFlags() {
   f.tf32_cublas = ctx.allowTF32CuBLAS();
   f.tf32_cudnn = ctx.allowTF32CuDNN();
   if (const char* v = std::getenv(kCublasEnv)) f.cublas_workspace_config = v;
-#if TRICKBENCH_HAS_FILL_UNINITIALIZED
-  f.fill_uninitialized_memory = ctx.deterministicFillUninitializedMemory();
-#endif
+  if (torch_compat::kHasFillUninitializedMemory) {
+    f.fill_uninitialized_memory = torch_compat::FillUninitializedMemory();
+  }
   return f;
 }
 
@@ -63,11 +57,9 @@ void ApplyDeterminismFlags(const DeterminismFlags& f) {
   } else {
     unsetenv(kCublasEnv);
   }
-#if TRICKBENCH_HAS_FILL_UNINITIALIZED
   if (f.fill_uninitialized_memory) {
-    ctx.setDeterministicFillUninitializedMemory(*f.fill_uninitialized_memory);
+    torch_compat::SetFillUninitializedMemory(*f.fill_uninitialized_memory);
   }
-#endif
 }
 
 std::string Describe(const DeterminismFlags& f) {

@@ -9,16 +9,20 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
+
+#include "third_party/libtorch/compat.h"
 
 namespace trickbench {
 namespace {
 
 using json = nlohmann::json;
 
-// The optimizers key their state by the parameter's TensorImpl address, as text.
-std::string StateKey(const torch::Tensor& p) {
-  return c10::guts::to_string(p.unsafeGetTensorImpl());
-}
+namespace compat = trickbench::torch_compat;
+
+// How the optimizers key their state (the parameter's TensorImpl address; as text
+// before LibTorch 2.2).
+using StateKey = decltype(compat::OptimizerStateKey(std::declval<torch::Tensor>()));
 
 void AddIfDefined(NamedTensors* out, const std::string& name, const torch::Tensor& t) {
   if (t.defined()) out->emplace_back(name, t);
@@ -85,12 +89,12 @@ bool SameDouble(double a, double b) { return a == b || (std::isnan(a) && std::is
 
 NamedTensors OptimizerStateTensors(const torch::optim::Optimizer& optimizer,
                                    const torch::nn::Module& module) {
-  std::map<std::string, std::string> name_of;
-  for (const auto& p : module.named_parameters()) name_of[StateKey(p.value())] = p.key();
+  std::map<StateKey, std::string> name_of;
+  for (const auto& p : module.named_parameters()) name_of[compat::OptimizerStateKey(p.value())] = p.key();
   NamedTensors out;
   for (const auto& group : optimizer.param_groups()) {
     for (const auto& p : group.params()) {
-      const std::string key = StateKey(p);
+      const StateKey key = compat::OptimizerStateKey(p);
       const auto name = name_of.find(key);
       if (name == name_of.end()) {
         throw std::invalid_argument(

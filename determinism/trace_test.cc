@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "third_party/libtorch/compat.h"
+
 namespace trickbench {
 namespace {
 
@@ -52,7 +54,7 @@ struct OddOptimizer : torch::optim::Optimizer {
       : Optimizer({torch::optim::OptimizerParamGroup(std::move(params))},
                   std::make_unique<torch::optim::SGDOptions>(0.1)) {
     for (const auto& p : param_groups_[0].params()) {
-      state_[c10::guts::to_string(p.unsafeGetTensorImpl())] = std::make_unique<OddState>();
+      state_[torch_compat::OptimizerStateKey(p)] = std::make_unique<OddState>();
     }
   }
   torch::Tensor step(LossClosure) override { return {}; }

@@ -34,7 +34,7 @@ c10::IValue Request(const std::string& command, c10::IValue payload = c10::IValu
 //   throw:   rank 0's handler throws
 //   sgd:     one data-parallel SGD step of a linear model on the rank's half of the
 //            batch, grads averaged with AverageGradients; reply: the new weight
-RankHandler MakeTestHandler(c10d::ProcessGroup& group, const RankEnv& env) {
+RankHandler MakeTestHandler(Group& group, const RankEnv& env) {
   return [&group, env](const c10::IValue& request) -> c10::IValue {
     const auto& e = request.toTupleRef().elements();
     const std::string command = e.at(0).toStringRef();

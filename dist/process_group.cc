@@ -31,7 +31,7 @@ c10::intrusive_ptr<c10d::ProcessGroupGloo> JoinGlooGroup(const RankEnv& env,
   return c10::make_intrusive<c10d::ProcessGroupGloo>(store, env.rank, env.world_size, options);
 }
 
-void AverageGradients(c10d::ProcessGroup& group, const std::vector<torch::Tensor>& params) {
+void AverageGradients(Group& group, const std::vector<torch::Tensor>& params) {
   std::vector<torch::Tensor> grads;
   grads.reserve(params.size());
   for (size_t i = 0; i < params.size(); ++i) {
@@ -52,7 +52,7 @@ void AverageGradients(c10d::ProcessGroup& group, const std::vector<torch::Tensor
   }
 }
 
-void BroadcastTensors(c10d::ProcessGroup& group, const std::vector<torch::Tensor>& tensors,
+void BroadcastTensors(Group& group, const std::vector<torch::Tensor>& tensors,
                       int root) {
   torch::NoGradGuard no_grad;
   for (const auto& t : tensors) {
@@ -63,7 +63,7 @@ void BroadcastTensors(c10d::ProcessGroup& group, const std::vector<torch::Tensor
   }
 }
 
-c10::IValue BroadcastValue(c10d::ProcessGroup& group, const c10::IValue& value, int root,
+c10::IValue BroadcastValue(Group& group, const c10::IValue& value, int root,
                            std::chrono::milliseconds timeout) {
   c10d::BroadcastOptions options;
   options.rootRank = root;

@@ -21,8 +21,13 @@
 #include <vector>
 
 #include "dist/rank_env.h"
+#include "third_party/libtorch/compat.h"
 
 namespace trickbench::dist {
+
+// What the collectives below run on: the Gloo group itself (a c10d::Backend in
+// LibTorch 2.x, a c10d::ProcessGroup in 1.13).
+using Group = torch_compat::CollectiveGroup;
 
 // Rendezvous through the TCPStore and a ProcessGroupGloo whose collectives fail after
 // `timeout` (a peer that died or hangs). Throws c10::Error when the store cannot be
@@ -33,15 +38,15 @@ c10::intrusive_ptr<c10d::ProcessGroupGloo> JoinGlooGroup(const RankEnv& env,
 // Sums every parameter's grad over the group and divides by the group size, through
 // one flat buffer (one all-reduce, as DDP's buckets do). Parameters without a grad
 // are an error: every rank must contribute the same tensors.
-void AverageGradients(c10d::ProcessGroup& group, const std::vector<torch::Tensor>& params);
+void AverageGradients(Group& group, const std::vector<torch::Tensor>& params);
 
 // Overwrites every rank's tensors with root's (DDP does this once, at construction).
-void BroadcastTensors(c10d::ProcessGroup& group, const std::vector<torch::Tensor>& tensors,
+void BroadcastTensors(Group& group, const std::vector<torch::Tensor>& tensors,
                       int root);
 
 // Any IValue (tuple, string, tensors...) from root to every rank, pickled. `timeout`
 // bounds the wait (ranks idle between commands wait here).
-c10::IValue BroadcastValue(c10d::ProcessGroup& group, const c10::IValue& value, int root,
+c10::IValue BroadcastValue(Group& group, const c10::IValue& value, int root,
                            std::chrono::milliseconds timeout);
 
 // IValue <-> bytes (torch's pickle format), for pipes and broadcasts.

@@ -33,7 +33,7 @@ int EnvInt(const char* name, int fallback) {
 
 }  // namespace
 
-int ServeRequests(c10d::ProcessGroup& group, int control_fd, const RankHandler& handler) {
+int ServeRequests(Group& group, int control_fd, const RankHandler& handler) {
   const bool root = group.getRank() == 0;
   while (true) {
     c10::IValue command;

@@ -5,7 +5,7 @@
 // runs from a static initialiser, before main, and the process exits when it returns:
 //
 //   c10::IValue Step(const c10::IValue& request);           // runs on every rank
-//   trickbench::dist::RankHandler MakeHandler(c10d::ProcessGroup& group,
+//   trickbench::dist::RankHandler MakeHandler(trickbench::dist::Group& group,
 //                                             const trickbench::dist::RankEnv& env) {
 //     return [&group](const c10::IValue& request) { return Step(group, request); };
 //   }
@@ -25,17 +25,17 @@
 // (LibTorch's, in its shared library, are ready).
 #pragma once
 
-#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/torch.h>
 
 #include <functional>
 
+#include "dist/process_group.h"
 #include "dist/rank_env.h"
 
 namespace trickbench::dist {
 
 using RankHandler = std::function<c10::IValue(const c10::IValue& request)>;
-using RankHandlerFactory = RankHandler (*)(c10d::ProcessGroup& group, const RankEnv& env);
+using RankHandlerFactory = RankHandler (*)(Group& group, const RankEnv& env);
 
 // When this process is a rank for `entry`, serves and exits (never returns); else
 // returns false. For TRICKBENCH_RANK_MAIN.
@@ -43,7 +43,7 @@ bool RunRankIfRequested(const char* entry, RankHandlerFactory factory);
 
 // The serving loop itself, for one joined group. control_fd: rank 0's channel to the
 // benchmark, -1 on other ranks. Returns 0 after a quit request, 1 after a failure.
-int ServeRequests(c10d::ProcessGroup& group, int control_fd, const RankHandler& handler);
+int ServeRequests(Group& group, int control_fd, const RankHandler& handler);
 
 }  // namespace trickbench::dist
 

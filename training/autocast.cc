@@ -1,20 +1,16 @@
 #include "training/autocast.h"
 
 #include <ATen/autocast_mode.h>
-#include <torch/version.h>
 
 #include <stdexcept>
 #include <string>
 
-// 2.4 replaced the per-device functions with ones taking the device type.
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
-#define TRICKBENCH_AUTOCAST_DEVICE_API 1
-#else
-#define TRICKBENCH_AUTOCAST_DEVICE_API 0
-#endif
+#include "third_party/libtorch/compat.h"
 
 namespace trickbench::training {
 namespace {
+
+namespace compat = trickbench::torch_compat;
 
 void CheckDevice(torch::DeviceType device) {
   if (device != torch::kCPU && device != torch::kCUDA) {
@@ -27,43 +23,24 @@ void CheckDevice(torch::DeviceType device) {
 
 bool AutocastEnabled(torch::DeviceType device) {
   CheckDevice(device);
-#if TRICKBENCH_AUTOCAST_DEVICE_API
-  return at::autocast::is_autocast_enabled(device);
-#else
-  return device == torch::kCPU ? at::autocast::is_cpu_enabled() : at::autocast::is_enabled();
-#endif
+  return compat::AutocastEnabled(device);
 }
 
 at::ScalarType AutocastDtype(torch::DeviceType device) {
   CheckDevice(device);
-#if TRICKBENCH_AUTOCAST_DEVICE_API
-  return at::autocast::get_autocast_dtype(device);
-#else
-  return device == torch::kCPU ? at::autocast::get_autocast_cpu_dtype()
-                               : at::autocast::get_autocast_gpu_dtype();
-#endif
+  return compat::AutocastDtype(device);
 }
 
 void SetAutocastEnabled(torch::DeviceType device, bool enabled) {
   CheckDevice(device);
-#if TRICKBENCH_AUTOCAST_DEVICE_API
-  at::autocast::set_autocast_enabled(device, enabled);
-#else
-  if (device == torch::kCPU) {
-    at::autocast::set_cpu_enabled(enabled);
-  } else {
-    at::autocast::set_enabled(enabled);
-  }
-#endif
+  compat::SetAutocastEnabled(device, enabled);
 }
 
 void CheckAutocastDtype(torch::DeviceType device, at::ScalarType dtype) {
   CheckDevice(device);
   bool ok = dtype == at::kBFloat16 || dtype == at::kHalf;
-#if !TRICKBENCH_AUTOCAST_DEVICE_API
   // Before 2.4 the CPU autocast kernels exist for bfloat16 only.
-  if (device == torch::kCPU) ok = dtype == at::kBFloat16;
-#endif
+  if (device == torch::kCPU && !compat::kCpuAutocastHasHalf) ok = dtype == at::kBFloat16;
   if (!ok) {
     throw std::invalid_argument(std::string("autocast: ") + c10::toString(dtype) +
                                 " is not an autocast dtype on " + c10::DeviceTypeName(device) +
@@ -73,15 +50,7 @@ void CheckAutocastDtype(torch::DeviceType device, at::ScalarType dtype) {
 
 void SetAutocastDtype(torch::DeviceType device, at::ScalarType dtype) {
   CheckAutocastDtype(device, dtype);
-#if TRICKBENCH_AUTOCAST_DEVICE_API
-  at::autocast::set_autocast_dtype(device, dtype);
-#else
-  if (device == torch::kCPU) {
-    at::autocast::set_autocast_cpu_dtype(dtype);
-  } else {
-    at::autocast::set_autocast_gpu_dtype(dtype);
-  }
-#endif
+  compat::SetAutocastDtype(device, dtype);
 }
 
 bool AutocastState::operator==(const AutocastState& o) const {
@@ -106,13 +75,8 @@ namespace {
 void Apply(const AutocastState& s) {
   SetAutocastEnabled(torch::kCPU, s.cpu_enabled);
   SetAutocastEnabled(torch::kCUDA, s.cuda_enabled);
-#if TRICKBENCH_AUTOCAST_DEVICE_API
-  at::autocast::set_autocast_dtype(torch::kCPU, s.cpu_dtype);
-  at::autocast::set_autocast_dtype(torch::kCUDA, s.cuda_dtype);
-#else
-  at::autocast::set_autocast_cpu_dtype(s.cpu_dtype);
-  at::autocast::set_autocast_gpu_dtype(s.cuda_dtype);
-#endif
+  compat::SetAutocastDtype(torch::kCPU, s.cpu_dtype);
+  compat::SetAutocastDtype(torch::kCUDA, s.cuda_dtype);
   at::autocast::set_autocast_cache_enabled(s.cache_enabled);
 }
 

@@ -9,7 +9,7 @@
 // LibTorch has the autocast switches but no scoped object, and their names changed:
 // 1.13 has per-device functions (set_cpu_enabled, set_autocast_cpu_dtype, set_enabled
 // for CUDA...), 2.4+ takes the device type (set_autocast_enabled(DeviceType, bool)).
-// This file hides the difference (chosen with TORCH_VERSION_MAJOR/MINOR).
+// This file hides the difference (through third_party/libtorch/compat.h).
 //
 // Like torch.autocast, the guard counts nesting and clears the autocast cast cache
 // when the outermost guard exits, so casted weights are not kept alive (or stale after

@@ -2,9 +2,10 @@
 
 #include <ATen/autocast_mode.h>
 #include <gtest/gtest.h>
-#include <torch/version.h>
 
 #include <stdexcept>
+
+#include "third_party/libtorch/compat.h"
 
 namespace trickbench::training {
 namespace {
@@ -82,9 +83,11 @@ TEST(AutocastGuard, RejectsBadInputAndChangesNothing) {
   EXPECT_THROW(AutocastGuard(torch::kCUDA, torch::kInt), std::invalid_argument);
   EXPECT_THROW(AutocastGuard(torch::kMeta), std::invalid_argument);
   EXPECT_THROW(AutocastEnabled(torch::kMeta), std::invalid_argument);
-#if TORCH_VERSION_MAJOR < 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR < 4)
-  EXPECT_THROW(AutocastGuard(torch::kCPU, torch::kHalf), std::invalid_argument);
-#endif
+  if (torch_compat::kCpuAutocastHasHalf) {
+    { AutocastGuard half(torch::kCPU, torch::kHalf); EXPECT_EQ(AutocastDtype(torch::kCPU), torch::kHalf); }
+  } else {
+    EXPECT_THROW(AutocastGuard(torch::kCPU, torch::kHalf), std::invalid_argument);
+  }
   EXPECT_EQ(CurrentAutocastState(), before);
   // CUDA autocast's switches are thread-local flags: usable without a GPU.
   { AutocastGuard cuda(torch::kCUDA, torch::kBFloat16); EXPECT_TRUE(AutocastEnabled(torch::kCUDA)); }
