@@ -8,11 +8,13 @@ Per trick <id>:
   <id>        its benchmark binary (main: harness/main.cc), `bazel run //benches:<id>`
   <id>_test   its test (harness/trick_test_main.cc): registration, checks,
               reproducibility in-process and across two processes, smoke run of <id>
-A file <id>_cuda.cc beside it is compiled only with --config=cuda (it may use the
-c10/cuda headers, which do not compile against a CPU-only LibTorch).
+  <id>_cuda   with a file <id>_cuda.cc beside it: that file, compiled only with
+              --config=cuda (it may use the c10/cuda headers, which do not compile
+              against a CPU-only LibTorch); <id>.cc then sees TRICKBENCH_CUDA there.
 """
 
 load("//common:copts.bzl", "TRICKBENCH_COPTS")
+load("//third_party/cuda:defs.bzl", "trickbench_cuda_library")
 
 # What every trick may use without listing it.
 _COMMON_DEPS = [
@@ -20,18 +22,27 @@ _COMMON_DEPS = [
     "//harness:trick",
     "//workloads",
     "//third_party:libtorch",
+    "//third_party/libtorch:compat",
 ]
 
 def trickbench_trick(name, deps = [], data = [], test_size = "medium", test_tags = [], cuda_srcs = []):
+    cuda_deps = []
+    if cuda_srcs:
+        # The CUDA half in a library of its own (the CUDA runtime's headers stay private
+        # to it). <id>.cc calls into it under #ifdef TRICKBENCH_CUDA, so it, alone of
+        # the trick's sources, gets that define in a CUDA build.
+        trickbench_cuda_library(
+            name = name + "_cuda",
+            cuda_srcs = cuda_srcs,
+            deps = ["//third_party:libtorch"],
+        )
+        cuda_deps = [":" + name + "_cuda", "//:cuda_define"]
     native.cc_library(
         name = name + "_trick",
-        srcs = [name + ".cc"] + select({
-            "//:cuda": cuda_srcs,
-            "//conditions:default": [],
-        }),
+        srcs = [name + ".cc"],
         copts = TRICKBENCH_COPTS,
         data = data,
-        deps = _COMMON_DEPS + deps,
+        deps = _COMMON_DEPS + deps + cuda_deps,
         alwayslink = True,
     )
     native.cc_binary(

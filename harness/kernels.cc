@@ -4,12 +4,9 @@
 #include <chrono>
 #include <stdexcept>
 
-namespace trickbench::kernels {
+#include "harness/kernels_device.h"
 
-#ifdef TRICKBENCH_CUDA
-// harness/kernels_cuda.cc: needs the CUDA runtime, so only in the CUDA build.
-std::optional<double> CudaPeakFlopPerSecond(int device_index, torch::ScalarType dtype);
-#endif
+namespace trickbench::kernels {
 
 namespace {
 void RequireNonNegative(const char* what, int64_t v) {
@@ -74,11 +71,7 @@ double MedianSecondsPerRun(const std::function<void()>& fn, const torch::Device&
 
 std::optional<double> PeakFlopPerSecond(const torch::Device& device, torch::ScalarType dtype) {
   if (!device.is_cuda()) return std::nullopt;
-#ifdef TRICKBENCH_CUDA
   return CudaPeakFlopPerSecond(device.has_index() ? device.index() : 0, dtype);
-#else
-  return std::nullopt;
-#endif
 }
 
 std::map<std::string, double> RateCounters(double flop, double bytes, double seconds,

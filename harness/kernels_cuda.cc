@@ -1,11 +1,12 @@
 // The CUDA half of harness/kernels.cc (compiled only with --config=cuda): the peak
 // FLOP/s of the current GPU from its properties.
 #include <ATen/cuda/CUDAContext.h>
+#include <torch/torch.h>
 #include <cuda_runtime_api.h>
 
 #include <optional>
 
-#include "harness/kernels.h"
+#include "harness/kernels_device.h"
 
 namespace trickbench::kernels {
 

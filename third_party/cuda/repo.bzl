@@ -3,7 +3,12 @@
 Targets:
   @local_cuda//:nvtx     NVTX3 headers (header-only) with TRICKBENCH_HAVE_NVTX=1 when found,
                          an empty library otherwise, so NVTX ranges compile to nothing.
-  @local_cuda//:cudart   the CUDA runtime, for --config=cuda builds only.
+  @local_cuda//:cudart   links the CUDA runtime, for --config=cuda builds only.
+  @local_cuda//:headers  the CUDA runtime's headers, as files only: a *_cuda.cc source
+                         lists them in its srcs and adds the include path to its own
+                         copts (third_party/cuda/defs.bzl), so that neither reaches its
+                         dependents and they compile the same with and without CUDA.
+                         Without a toolkit, using them fails the build, saying so.
 """
 
 _BUILD = """
@@ -19,9 +24,18 @@ cc_library(
 
 cc_library(
     name = "cudart",
-    hdrs = {cuda_hdrs},
-    includes = {cuda_includes},
     linkopts = {cuda_linkopts},
+)
+
+filegroup(
+    name = "headers",
+    srcs = {cuda_hdrs},
+)
+
+genrule(
+    name = "no_toolkit",
+    outs = ["no_cuda_toolkit.h"],
+    cmd = "echo 'ERROR: @local_cuda: --config=cuda needs the CUDA toolkit (cuda_runtime_api.h) in CUDA_HOME or /usr/local/cuda' >&2; exit 1",
 )
 """
 
@@ -40,8 +54,7 @@ def _cuda_impl(ctx):
         nvtx_includes = "[]",
         nvtx_defines = "[]",
         nvtx_linkopts = "[]",
-        cuda_hdrs = "[]",
-        cuda_includes = "[]",
+        cuda_hdrs = "[\":no_toolkit\"]",
         cuda_linkopts = "[]",
     )
     if inc and inc.get_child("nvtx3").get_child("nvToolsExt.h").exists:
@@ -56,8 +69,7 @@ def _cuda_impl(ctx):
         ctx.symlink(inc, "cuda_include")
         libdir = str(ctx.path(home + "/lib64").realpath)
         fields.update(
-            cuda_hdrs = "glob([\"cuda_include/*.h\", \"cuda_include/crt/**\"])",
-            cuda_includes = "[\"cuda_include\"]",
+            cuda_hdrs = "glob([\"cuda_include/**\"])",
             cuda_linkopts = repr(["-L" + libdir, "-Wl,-rpath," + libdir, "-lcudart"]),
         )
     ctx.file("WORKSPACE", "workspace(name = \"local_cuda\")\n")
