@@ -17,10 +17,13 @@
 // On a CUDA build the torchscript variant is registered, and its active check fails if
 // the executed graph holds no fusion group, so an unfused run is never reported as fused.
 //
-// Tolerance: rtol 1e-5, atol 1e-6. The composed chain rounds after each op and uses the
+// Tolerance: rtol 1e-5, atol 2e-6. The composed chain rounds after each op and uses the
 // standalone erf kernel, at::gelu evaluates erf inside its own vectorized loop; both are
-// fp32 and agree to a few ulp (measured max |diff| 4.8e-7 on values up to ~5). The
-// composed ops are not the tanh approximation, which would differ by up to ~1e-3.
+// fp32 and agree to a few ulp. Measured against a float64 reference on this input:
+// LibTorch 1.13 (AVX2 kernels) max |diff| 4.8e-7 between the two; LibTorch 2.11 (AVX-512
+// kernels) at::gelu is off by up to 1.05e-6 and the composed chain by 4.1e-7, so the two
+// differ by up to 1.03e-6 (x = -3.46). The composed ops are not the tanh approximation,
+// which would differ by up to ~1e-3.
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
 
@@ -145,4 +148,4 @@ TRICKBENCH_TRICK(fuse_pointwise, FusePointwise)
 #ifdef TRICKBENCH_CUDA
     .Variant("torchscript", &FusePointwise::TorchScript)
 #endif
-    .Tolerance(/*rtol=*/1e-5, /*atol=*/1e-6);
+    .Tolerance(/*rtol=*/1e-5, /*atol=*/2e-6);

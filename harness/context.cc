@@ -1,5 +1,6 @@
 #include "harness/context.h"
 
+#include <dlfcn.h>
 #include <link.h>
 #include <unistd.h>
 
@@ -57,16 +58,57 @@ std::string Host() {
   return gethostname(buf, sizeof buf - 1) == 0 ? buf : "unknown";
 }
 
-// The BLAS line of LibTorch's build configuration ("BLAS_INFO=open").
-std::string BuildBlasInfo() {
-  const std::string config = at::show_config();
-  const auto at = config.find("BLAS_INFO=");
-  if (at == std::string::npos) return "unknown";
-  const auto end = config.find_first_of(",\n", at);
-  return config.substr(at + 10, end == std::string::npos ? std::string::npos : end - at - 10);
+}  // namespace
+
+std::string BuildSetting(const std::string& config, const std::string& key) {
+  const std::string needle = key + "=";
+  for (size_t at = config.find(needle); at != std::string::npos; at = config.find(needle, at + 1)) {
+    // A whole key: at the start of the settings or after ", " / a space.
+    if (at > 0 && config[at - 1] != ' ') continue;
+    const size_t from = at + needle.size();
+    const size_t end = config.find_first_of(",\n", from);
+    return config.substr(from, end == std::string::npos ? std::string::npos : end - from);
+  }
+  return "";
 }
 
-}  // namespace
+std::string ConfigLineAfter(const std::string& text, const std::string& marker) {
+  const size_t at = text.find(marker);
+  if (at == std::string::npos) return "";
+  const size_t from = at + marker.size();
+  const size_t end = text.find('\n', from);
+  std::string rest = text.substr(from, end == std::string::npos ? std::string::npos : end - from);
+  while (!rest.empty() && (rest.back() == ' ' || rest.back() == '\r')) rest.pop_back();
+  return rest;
+}
+
+BlasInUse DescribeBlas(const std::string& loaded_library, const std::string& config) {
+  BlasInUse b;
+  const std::string build = BuildSetting(config, "BLAS_INFO");
+  if (!loaded_library.empty()) {
+    b.name = BlasName(loaded_library);
+    b.library = loaded_library;
+  } else if (build == "mkl" && config.find("Math Kernel Library") != std::string::npos) {
+    // The PyTorch wheels link MKL statically into libtorch_cpu: no library to find.
+    b.name = "mkl";
+    b.library = "linked into libtorch_cpu";
+  } else {
+    b.name = BlasName("");
+    b.library = "none";
+  }
+  if (b.name == "mkl") {
+    const std::string mkl = ConfigLineAfter(config, "Math Kernel Library Version ");
+    if (!mkl.empty()) b.version = "MKL " + mkl;
+  } else if (b.name == "openblas") {
+    // OpenBLAS says which build and which kernel set it chose for this CPU.
+    using GetConfig = const char* (*)();
+    if (auto* get = reinterpret_cast<GetConfig>(dlsym(RTLD_DEFAULT, "openblas_get_config"))) {
+      b.version = get();
+    }
+  }
+  if (b.version.empty()) b.version = "unknown";
+  return b;
+}
 
 std::string LoadedBlasLibrary() {
   std::string path;
@@ -111,11 +153,23 @@ Context CaptureContext(const torch::Device& device) {
   c.emplace_back("cuda_device_count", std::to_string(torch::cuda::device_count()));
   c.emplace_back("intra_op_threads", std::to_string(at::get_num_threads()));
   c.emplace_back("inter_op_threads", std::to_string(at::get_num_interop_threads()));
-  const std::string blas_lib = LoadedBlasLibrary();
-  c.emplace_back("blas", BlasName(blas_lib));
-  c.emplace_back("blas_library", blas_lib.empty() ? "none" : blas_lib);
-  c.emplace_back("blas_build_info", BuildBlasInfo());
+  const std::string config = at::show_config();
+  const BlasInUse blas = DescribeBlas(LoadedBlasLibrary(), config);
+  c.emplace_back("blas", blas.name);
+  c.emplace_back("blas_library", blas.library);
+  c.emplace_back("blas_version", blas.version);
+  const std::string blas_build = BuildSetting(config, "BLAS_INFO");
+  c.emplace_back("blas_build_info", blas_build.empty() ? "unknown" : blas_build);
   c.emplace_back("mkldnn", at::hasMKLDNN() ? "true" : "false");
+  // oneDNN (formerly MKL-DNN): the CPU convolution and bf16 matmul kernels.
+  const std::string onednn = ConfigLineAfter(config, "MKL-DNN ");
+  c.emplace_back("onednn", !at::hasMKLDNN() ? "none" : onednn.empty() ? "unknown" : onednn);
+  const std::string capability = ConfigLineAfter(config, "CPU capability usage: ");
+  c.emplace_back("cpu_capability", capability.empty() ? "unknown" : capability);
+  const std::string backend = ConfigLineAfter(at::get_parallel_info(), "ATen parallel backend: ");
+  c.emplace_back("parallel_backend", backend.empty() ? "unknown" : backend);
+  const std::string cuda_version = BuildSetting(config, "CUDA_VERSION");
+  c.emplace_back("libtorch_cuda_version", cuda_version.empty() ? "none" : cuda_version);
   c.emplace_back("host", Host());
   c.emplace_back("cpu_model", CpuModel());
   c.emplace_back("cpu_cores", std::to_string(std::thread::hardware_concurrency()));

@@ -20,8 +20,17 @@ using Context = std::vector<std::pair<std::string, std::string>>;
 
 // Keys: torch_version, libtorch_build, device, device_name, cuda_available,
 // cuda_device_count, intra_op_threads, inter_op_threads, blas, blas_library,
-// blas_build_info, mkldnn, host, cpu_model, cpu_cores, git_revision, determinism. The
+// blas_version, blas_build_info, mkldnn, onednn, cpu_capability, parallel_backend,
+// libtorch_cuda_version, host, cpu_model, cpu_cores, git_revision, determinism. The
 // device's own facts come from its timing backend (TimingBackend::AddContext).
+//   blas            "openblas", "mkl", "reference blas (netlib)", "none loaded"...
+//   blas_library    the loaded library file, or "linked into libtorch_cpu" (the PyTorch
+//                   wheels link MKL statically), or "none"
+//   blas_version    MKL's version line, OpenBLAS's openblas_get_config() (its version
+//                   and the kernel set it picked for this CPU), or "unknown"
+//   onednn          oneDNN's version and commit ("v3.10.2 (Git Hash f1d4...)"), "none"
+//   cpu_capability  the vector ISA ATen dispatches its CPU kernels to ("AVX512")
+//   libtorch_cuda_version  the CUDA LibTorch was built for ("13.0"), or "none"
 Context CaptureContext(const torch::Device& device);
 
 // The shared library file that provides BLAS in this process (resolved symlinks,
@@ -30,6 +39,22 @@ std::string LoadedBlasLibrary();
 
 // A short name for the BLAS in use: "openblas", "mkl", "reference blas", ...
 std::string BlasName(const std::string& library_path);
+
+// The BLAS a process uses, from the library it loaded (LoadedBlasLibrary) or, when
+// none is loaded, from LibTorch's build configuration (`config`: at::show_config()),
+// which names a statically linked MKL.
+struct BlasInUse {
+  std::string name;
+  std::string library;
+  std::string version;
+};
+BlasInUse DescribeBlas(const std::string& loaded_library, const std::string& config);
+
+// From at::show_config() text: the value of a build setting ("BLAS_INFO" -> "mkl"),
+// "" when absent; and the rest of the first line after `marker` ("MKL-DNN " -> "v3.10.2
+// (Git Hash ...)"), "" when absent.
+std::string BuildSetting(const std::string& config, const std::string& key);
+std::string ConfigLineAfter(const std::string& text, const std::string& marker);
 
 // HEAD of the git work tree at $BUILD_WORKSPACE_DIRECTORY (set by `bazel run`) or the
 // current directory; $TRICKBENCH_GIT_REVISION wins when set; "unknown" otherwise.

@@ -28,12 +28,58 @@ TEST(Context, BlasNameFromLibraryPath) {
   EXPECT_EQ(BlasName(""), "none loaded");
 }
 
-TEST(Context, LoadedBlasIsWhatLibTorchUses) {
-  // A matmul makes sure the BLAS library is loaded, then it must be found by name.
+TEST(Context, NamesTheBlasLibTorchUses) {
+  // A matmul makes sure a BLAS library is loaded when there is one to load (Debian's
+  // LibTorch: OpenBLAS); the wheels link MKL into libtorch_cpu, named by the build.
   (void)torch::mm(torch::ones({8, 8}), torch::ones({8, 8}));
-  const std::string lib = LoadedBlasLibrary();
-  EXPECT_FALSE(lib.empty());
-  EXPECT_NE(BlasName(lib), "unknown") << lib;
+  const Context c = CaptureContext(torch::kCPU);
+  std::map<std::string, std::string> m(c.begin(), c.end());
+  EXPECT_NE(m["blas"], "none loaded");
+  EXPECT_NE(m["blas"], "unknown") << m["blas_library"];
+  EXPECT_NE(m["blas_library"], "none");
+  EXPECT_NE(m["blas_version"], "unknown") << m["blas"];
+  if (at::hasMKLDNN()) EXPECT_EQ(m["onednn"].rfind("v", 0), 0u) << m["onednn"];
+  EXPECT_NE(m["cpu_capability"], "unknown");
+  EXPECT_NE(m["parallel_backend"], "unknown");
+}
+
+// Excerpts of at::show_config() from the two LibTorch builds trickbench supports.
+constexpr char kWheelConfig[] =
+    "PyTorch built with:\n"
+    "  - Intel(R) oneAPI Math Kernel Library Version 2024.2-Product Build 20240605 for Intel(R) 64 "
+    "architecture applications\n"
+    "  - Intel(R) MKL-DNN v3.10.2 (Git Hash f1d471933dc852f956fd05389f9313c7148783d5)\n"
+    "  - CPU capability usage: AVX512\n"
+    "  - Build settings: BLAS_INFO=mkl, BUILD_TYPE=Release, CUDA_VERSION=13.0, LAPACK_INFO=mkl, \n";
+constexpr char kDebianConfig[] =
+    "PyTorch built with:\n"
+    "  - Intel(R) MKL-DNN v2.6.3 (Git Hash N/A)\n"
+    "  - CPU capability usage: AVX2\n"
+    "  - Build settings: BLAS_INFO=generic, BUILD_TYPE=RelWithDebInfo, LAPACK_INFO=generic, \n";
+
+TEST(Context, ReadsLibTorchsBuildConfiguration) {
+  EXPECT_EQ(BuildSetting(kWheelConfig, "BLAS_INFO"), "mkl");
+  EXPECT_EQ(BuildSetting(kWheelConfig, "CUDA_VERSION"), "13.0");
+  EXPECT_EQ(BuildSetting(kWheelConfig, "INFO"), "");  // whole keys only, not LAPACK_INFO's tail
+  EXPECT_EQ(BuildSetting(kDebianConfig, "CUDA_VERSION"), "");
+  EXPECT_EQ(ConfigLineAfter(kWheelConfig, "MKL-DNN "),
+            "v3.10.2 (Git Hash f1d471933dc852f956fd05389f9313c7148783d5)");
+  EXPECT_EQ(ConfigLineAfter(kDebianConfig, "CPU capability usage: "), "AVX2");
+  EXPECT_EQ(ConfigLineAfter(kDebianConfig, "Math Kernel Library Version "), "");
+}
+
+TEST(Context, StaticMklIsNamedFromTheBuild) {
+  const BlasInUse wheel = DescribeBlas("", kWheelConfig);
+  EXPECT_EQ(wheel.name, "mkl");
+  EXPECT_EQ(wheel.library, "linked into libtorch_cpu");
+  EXPECT_EQ(wheel.version, "MKL 2024.2-Product Build 20240605 for Intel(R) 64 architecture applications");
+  // A loaded library wins over the build's words; nothing at all is said plainly.
+  EXPECT_EQ(DescribeBlas("/usr/lib/x86_64-linux-gnu/openblas-openmp/libblas.so.3", kDebianConfig).name,
+            "openblas");
+  const BlasInUse none = DescribeBlas("", kDebianConfig);
+  EXPECT_EQ(none.name, "none loaded");
+  EXPECT_EQ(none.library, "none");
+  EXPECT_EQ(none.version, "unknown");
 }
 
 TEST(Context, GitRevisionHonoursTheOverride) {
