@@ -1,48 +1,95 @@
 # The libraries trickbench builds against, as interface targets:
-#   trickbench::torch      LibTorch (LIBTORCH_HOME, else Debian's libtorch-dev)
+#   trickbench::torch      LibTorch (LIBTORCH_HOME, else .venv's wheel, else Debian's)
+#   trickbench::cuda       LibTorch's CUDA half and the CUDA runtime (empty without CUDA)
 #   trickbench::benchmark  Google Benchmark (system, else third_party/benchmark)
 #   trickbench::json       nlohmann/json (system, else third_party/nlohmann_json)
 #   trickbench::nvtx       NVTX3 headers with TRICKBENCH_HAVE_NVTX=1, or nothing
 #   trickbench::opencv, trickbench::lmdb   when found (the data-pipeline tricks)
+#   trickbench::gloo       Gloo's headers and USE_C10D_GLOO, when found (dist/)
 # and TRICKBENCH_WITH_CUDA (ON when LibTorch has CUDA and the CUDA runtime is found).
 # Nothing is downloaded: a GPU host without network builds from what is here.
 
 find_package(Threads REQUIRED)
 
 # --- LibTorch -------------------------------------------------------------------------
-if(LIBTORCH_HOME)
-  if(NOT EXISTS "${LIBTORCH_HOME}/include/torch")
-    message(FATAL_ERROR "LIBTORCH_HOME=${LIBTORCH_HOME} is not a LibTorch folder or a PyTorch "
-                        "wheel's torch/ folder (no include/torch in it)")
-  endif()
-  list(PREPEND CMAKE_PREFIX_PATH "${LIBTORCH_HOME}/share/cmake" "${LIBTORCH_HOME}")
-endif()
-# A CUDA LibTorch's config looks for the CUDA toolkit itself; help it find the usual one.
-if(NOT DEFINED ENV{CUDA_HOME} AND EXISTS /usr/local/cuda/bin/nvcc AND NOT CMAKE_CUDA_COMPILER)
-  set(ENV{CUDA_HOME} /usr/local/cuda)
-  set(CUDAToolkit_ROOT /usr/local/cuda)
+# Found as a folder (include/, lib/), the same way the Bazel build does, not through
+# LibTorch's TorchConfig.cmake: a wheel's config requires nvcc and cuDNN to configure at
+# all, and on a machine that also has Debian's libtorch-dev its find_library picks
+# /usr/lib's 1.13 libraries beside the wheel's 2.x headers. In order:
+#   LIBTORCH_HOME (cache or environment)          a LibTorch folder or a wheel's torch/
+#   <source>/.venv/lib/python3*/site-packages/torch  what tools/install_deps.sh installs
+#   Debian's libtorch-dev                          /usr/include/torch, /usr/lib
+if(NOT LIBTORCH_HOME)
+  file(GLOB _venv_torch LIST_DIRECTORIES true
+       "${PROJECT_SOURCE_DIR}/.venv/lib/python3*/site-packages/torch")
+  foreach(_candidate IN LISTS _venv_torch)
+    if(EXISTS "${_candidate}/include/torch" AND NOT LIBTORCH_HOME)
+      set(LIBTORCH_HOME "${_candidate}" CACHE PATH "LibTorch folder (found in .venv)" FORCE)
+    endif()
+  endforeach()
 endif()
 
 add_library(trickbench_torch INTERFACE)
 add_library(trickbench::torch ALIAS trickbench_torch)
-find_package(Torch QUIET)
-if(Torch_FOUND)
-  target_link_libraries(trickbench_torch INTERFACE ${TORCH_LIBRARIES})
-  # TORCH_CXX_FLAGS carries the libstdc++ ABI LibTorch was built with: every object of
-  # the build (Google Benchmark's too) must use the same, so it goes on globally.
-  separate_arguments(_torch_flags UNIX_COMMAND "${TORCH_CXX_FLAGS}")
-  add_compile_options(${_torch_flags})
-  set(TRICKBENCH_TORCH_ORIGIN "Torch ${Torch_VERSION} from ${Torch_DIR}")
-elseif(NOT LIBTORCH_HOME AND EXISTS /usr/include/torch/csrc/api/include/torch/torch.h)
-  # Debian's libtorch-dev without its CMake files: the same flags as the Bazel build.
-  target_include_directories(trickbench_torch SYSTEM INTERFACE /usr/include/torch/csrc/api/include)
-  target_link_libraries(trickbench_torch INTERFACE
-    -Wl,--no-as-needed torch torch_cpu c10 -Wl,--as-needed Threads::Threads)
-  set(Torch_VERSION "")
-  set(TRICKBENCH_TORCH_ORIGIN "Debian libtorch-dev (no TorchConfig.cmake; manual target)")
+if(LIBTORCH_HOME)
+  if(NOT EXISTS "${LIBTORCH_HOME}/include/torch" OR NOT EXISTS "${LIBTORCH_HOME}/lib")
+    message(FATAL_ERROR "LIBTORCH_HOME=${LIBTORCH_HOME} is not a LibTorch folder or a PyTorch "
+                        "wheel's torch/ folder (needs include/torch and lib/)")
+  endif()
+  set(_torch_include "${LIBTORCH_HOME}/include")
+  set(_torch_lib "${LIBTORCH_HOME}/lib")
+  set(TRICKBENCH_TORCH_ORIGIN "${LIBTORCH_HOME}")
+elseif(EXISTS /usr/include/torch/csrc/api/include/torch/torch.h)
+  set(_torch_include "/usr/include")
+  set(_torch_lib "/usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}")
+  set(TRICKBENCH_TORCH_ORIGIN "Debian libtorch-dev")
 else()
-  message(FATAL_ERROR "LibTorch not found: set LIBTORCH_HOME to a LibTorch folder or a PyTorch "
-                      "wheel's torch/ folder, or install Debian's libtorch-dev (tools/install_deps.sh)")
+  message(FATAL_ERROR "LibTorch not found: run tools/install_deps.sh (the torch wheel in "
+                      ".venv), set LIBTORCH_HOME to a LibTorch folder or a PyTorch wheel's "
+                      "torch/ folder, or install Debian's libtorch-dev")
+endif()
+foreach(_lib torch_cpu c10)
+  find_library(TRICKBENCH_${_lib}_LIBRARY ${_lib} PATHS "${_torch_lib}" NO_DEFAULT_PATH)
+  if(NOT TRICKBENCH_${_lib}_LIBRARY)
+    message(FATAL_ERROR "LibTorch at ${TRICKBENCH_TORCH_ORIGIN}: no lib${_lib}.so in ${_torch_lib}")
+  endif()
+endforeach()
+target_include_directories(trickbench_torch SYSTEM INTERFACE
+  "${_torch_include}" "${_torch_include}/torch/csrc/api/include")
+# libtorch_cpu registers its operators from static initialisers: keep it linked even
+# where no symbol of it is used directly. (libtorch.so itself is left out: in a wheel
+# it only NEEDS libtorch_cuda; see third_party/libtorch/repo.bzl.) One token per
+# library: CMake de-duplicates repeated separate -Wl,--no-as-needed/--as-needed items,
+# which would leave a later library after a lone --as-needed.
+function(trickbench_link_always target)
+  foreach(lib IN LISTS ARGN)
+    target_link_libraries(${target} INTERFACE "-Wl,--no-as-needed,${lib},--as-needed")
+  endforeach()
+endfunction()
+trickbench_link_always(trickbench_torch "${TRICKBENCH_torch_cpu_LIBRARY}" "${TRICKBENCH_c10_LIBRARY}")
+target_link_libraries(trickbench_torch INTERFACE Threads::Threads)
+set_property(TARGET trickbench_torch APPEND PROPERTY INTERFACE_LINK_OPTIONS "LINKER:-rpath,${_torch_lib}")
+
+# Its version, from the headers (2.x: torch/headeronly/version.h; 1.13: torch/version.h).
+set(Torch_VERSION "")
+foreach(_version_h "${_torch_include}/torch/headeronly/version.h"
+                   "${_torch_include}/torch/csrc/api/include/torch/version.h")
+  if(NOT Torch_VERSION AND EXISTS "${_version_h}")
+    file(STRINGS "${_version_h}" _v REGEX "#define TORCH_VERSION_(MAJOR|MINOR|PATCH) ")
+    string(REGEX REPLACE ".*MAJOR ([0-9]+).*MINOR ([0-9]+).*PATCH ([0-9]+).*" "\\1.\\2.\\3" Torch_VERSION "${_v}")
+  endif()
+endforeach()
+string(APPEND TRICKBENCH_TORCH_ORIGIN " (${Torch_VERSION})")
+
+# The libstdc++ ABI: wheels from 2.7 on (and Debian's) use the default, new one; an older
+# pre-cxx11-ABI LibTorch says so in its TorchConfig.cmake. Every object of the build
+# (Google Benchmark's too) must match it, so it goes on globally.
+set(_torch_config "${LIBTORCH_HOME}/share/cmake/Torch/TorchConfig.cmake")
+if(LIBTORCH_HOME AND EXISTS "${_torch_config}")
+  file(STRINGS "${_torch_config}" _old_abi REGEX "_GLIBCXX_USE_CXX11_ABI=0")
+  if(_old_abi)
+    add_compile_definitions(_GLIBCXX_USE_CXX11_ABI=0)
+  endif()
 endif()
 
 # PyTorch 2.13 and later require C++20 in their headers; older ones build as C++17.
@@ -57,30 +104,23 @@ set(CMAKE_CXX_STANDARD_REQUIRED ON)
 set(CMAKE_CXX_EXTENSIONS OFF)
 
 # --- CUDA -----------------------------------------------------------------------------
-set(TRICKBENCH_WITH_CUDA OFF)
-set(_cuda_why "LibTorch has no CUDA (no torch_cuda library)")
-# The CUDA half of LibTorch: its imported target, else the library file beside libtorch.
-set(_torch_cuda_link "")
-if(TARGET torch_cuda)
-  set(_torch_cuda_link "$<TARGET_FILE:torch_cuda>")
-elseif(TORCH_INSTALL_PREFIX OR LIBTORCH_HOME)
-  find_library(TRICKBENCH_TORCH_CUDA_LIBRARY torch_cuda
-               PATHS "${TORCH_INSTALL_PREFIX}/lib" "${LIBTORCH_HOME}/lib" NO_DEFAULT_PATH)
-  find_library(TRICKBENCH_C10_CUDA_LIBRARY c10_cuda
-               PATHS "${TORCH_INSTALL_PREFIX}/lib" "${LIBTORCH_HOME}/lib" NO_DEFAULT_PATH)
-  if(TRICKBENCH_TORCH_CUDA_LIBRARY AND TRICKBENCH_C10_CUDA_LIBRARY)
-    set(_torch_cuda_link "${TRICKBENCH_TORCH_CUDA_LIBRARY}")
-    target_link_libraries(trickbench_torch INTERFACE "${TRICKBENCH_C10_CUDA_LIBRARY}")
-  endif()
+# The CUDA half of LibTorch (libtorch_cuda, libc10_cuda beside libtorch_cpu) and the CUDA
+# runtime (CUDAToolkit: CUDA_HOME, else /usr/local/cuda).
+if(NOT DEFINED ENV{CUDA_HOME} AND EXISTS /usr/local/cuda/bin/nvcc AND NOT CUDAToolkit_ROOT)
+  set(CUDAToolkit_ROOT /usr/local/cuda)
+elseif(DEFINED ENV{CUDA_HOME} AND NOT CUDAToolkit_ROOT)
+  set(CUDAToolkit_ROOT "$ENV{CUDA_HOME}")
 endif()
-if(_torch_cuda_link)
-  if(NOT TARGET CUDA::cudart)
-    find_package(CUDAToolkit QUIET)
-  endif()
+set(TRICKBENCH_WITH_CUDA OFF)
+set(_cuda_why "LibTorch has no CUDA (no libtorch_cuda.so beside libtorch_cpu.so)")
+find_library(TRICKBENCH_torch_cuda_LIBRARY torch_cuda PATHS "${_torch_lib}" NO_DEFAULT_PATH)
+find_library(TRICKBENCH_c10_cuda_LIBRARY c10_cuda PATHS "${_torch_lib}" NO_DEFAULT_PATH)
+if(TRICKBENCH_torch_cuda_LIBRARY AND TRICKBENCH_c10_cuda_LIBRARY AND NOT TRICKBENCH_CUDA STREQUAL "OFF")
+  find_package(CUDAToolkit QUIET)
   if(TARGET CUDA::cudart)
     set(TRICKBENCH_WITH_CUDA ON)
   else()
-    set(_cuda_why "LibTorch has CUDA but the CUDA runtime (CUDAToolkit) was not found; set CUDA_HOME")
+    set(_cuda_why "LibTorch has CUDA but the CUDA toolkit (cuda_runtime_api.h, libcudart) was not found; set CUDA_HOME")
   endif()
 endif()
 if(TRICKBENCH_CUDA STREQUAL "OFF")
@@ -89,13 +129,26 @@ if(TRICKBENCH_CUDA STREQUAL "OFF")
 elseif(TRICKBENCH_CUDA STREQUAL "ON" AND NOT TRICKBENCH_WITH_CUDA)
   message(FATAL_ERROR "TRICKBENCH_CUDA=ON but ${_cuda_why}")
 endif()
+# trickbench::cuda: what a *_cuda.cc source needs (the CUDA runtime's headers) and what
+# every binary of a CUDA build links (LibTorch's CUDA half, kept linked: its kernels
+# register from static initialisers). Empty without CUDA.
+add_library(trickbench_cuda INTERFACE)
+add_library(trickbench::cuda ALIAS trickbench_cuda)
 if(TRICKBENCH_WITH_CUDA)
+  # For the sources that call into a *_cuda.cc under #ifdef. (Bazel gives it to those
+  # sources alone, to share the other objects with its CPU build; a CMake build folder
+  # is one configuration, so here it can go on globally.)
   add_compile_definitions(TRICKBENCH_CUDA=1)
-  # libtorch_cuda registers its kernels from static initialisers: keep it linked even
-  # though no symbol of it is referenced directly (LibTorch's config does the same).
-  target_link_libraries(trickbench_torch INTERFACE
-    "-Wl,--no-as-needed,${_torch_cuda_link},--as-needed" CUDA::cudart)
-  set(_cuda_why "")
+  trickbench_link_always(trickbench_cuda "${TRICKBENCH_torch_cuda_LIBRARY}" "${TRICKBENCH_c10_cuda_LIBRARY}")
+  target_link_libraries(trickbench_cuda INTERFACE CUDA::cudart)
+  # libtorch_cuda NEEDS cuFile, cuSPARSELt and NVSHMEM, which a CUDA toolkit does not
+  # carry (a GPU host's torch install has them as nvidia-* wheels, found at run time
+  # through libtorch_cuda's RUNPATH). The toolkit's own libraries are checked via
+  # -rpath-link; symbols LibTorch leaves to those three stay for the loader to resolve.
+  # trickbench's own objects are still checked against everything they use.
+  target_link_options(trickbench_cuda INTERFACE
+    "LINKER:--allow-shlib-undefined" "LINKER:-rpath-link,${CUDAToolkit_LIBRARY_DIR}")
+  set(_cuda_why "CUDA ${CUDAToolkit_VERSION} at ${CUDAToolkit_LIBRARY_DIR}")
 endif()
 
 # --- Google Benchmark and nlohmann/json: system, else the copies in third_party/ ----------
@@ -167,6 +220,18 @@ if(OpenCV_FOUND)
   add_library(trickbench::opencv ALIAS trickbench_opencv)
   target_include_directories(trickbench_opencv SYSTEM INTERFACE ${OpenCV_INCLUDE_DIRS})
   target_link_libraries(trickbench_opencv INTERFACE ${OpenCV_LIBS})
+endif()
+# c10d's ProcessGroupGloo (dist/, ddp_vs_dp): LibTorch has its symbols (a build with
+# USE_GLOO, as the wheels and Debian's are), its header is behind USE_C10D_GLOO, and it
+# includes Gloo's headers, which the wheel does not ship: Debian's libgloo-dev has them
+# (2022's Gloo; 2.11's ProcessGroupGloo.hpp compiles against them, and dist/ only passes
+# Gloo objects LibTorch itself creates).
+find_path(TRICKBENCH_GLOO_INCLUDE gloo/rendezvous/store.h HINTS "${_torch_include}")
+if(TRICKBENCH_GLOO_INCLUDE)
+  add_library(trickbench_gloo INTERFACE)
+  add_library(trickbench::gloo ALIAS trickbench_gloo)
+  target_include_directories(trickbench_gloo SYSTEM INTERFACE "${TRICKBENCH_GLOO_INCLUDE}")
+  target_compile_definitions(trickbench_gloo INTERFACE USE_C10D_GLOO)
 endif()
 find_path(TRICKBENCH_LMDB_INCLUDE lmdb.h)
 find_library(TRICKBENCH_LMDB_LIBRARY lmdb)

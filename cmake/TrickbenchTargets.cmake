@@ -1,14 +1,16 @@
 # The targets, derived from the sources' #include lines so that nothing lists tricks
 # (or their dependencies) by hand:
 #
-#   benches/<id>.cc (+ <id>_cuda.cc with CUDA) + harness/main.cc  ->  benches/<id>
-#   every folder whose headers a trick includes, transitively      ->  a static library
+#   benches/<id>.cc (+ <id>_cuda.cc with CUDA) + trickbench_main  ->  benches/<id>
+#   harness/main.cc, compiled once                                ->  trickbench_main
+#   every folder whose headers a trick includes, transitively     ->  a static library
 #     of that folder's *.cc, without tests (*_test.cc, files that include gtest), files
-#     with their own main(), and *_cuda.cc unless CUDA is on
+#     with their own main(), *_cuda.cc unless CUDA is on and *_nocuda.cc when it is
 #   run_all/main.cc -> run_all;  harness/gpu_selftest.cc -> gpu_selftest;
 #   reports/<name>_main.cc -> <name> (the report and compare tools)
 #
-# A folder that includes <opencv2/...> or <lmdb.h> needs that library; when it is
+# A folder that includes <opencv2/...>, <lmdb.h> or c10d's ProcessGroupGloo.hpp needs
+# that library (Gloo: its headers); when it is
 # missing, the folder and every trick that depends on it are left out with the reason
 # (listed in <build>/skipped_tricks.txt), and the rest still builds.
 
@@ -17,8 +19,8 @@ set(TRICKBENCH_COPTS -Wall -Wextra -Wno-unused-parameter -Wno-maybe-uninitialize
 set(_src "${PROJECT_SOURCE_DIR}")
 
 # Externals a header name calls for: include pattern -> trickbench:: target.
-set(_external_patterns "^opencv2/" "^lmdb\\.h$")
-set(_external_targets opencv lmdb)
+set(_external_patterns "^opencv2/" "^lmdb\\.h$" "^torch/csrc/distributed/c10d/ProcessGroupGloo")
+set(_external_targets opencv lmdb gloo)
 
 # trickbench_scan(<files> OUT_PACKAGES <var> OUT_EXTERNALS <var>): the project folders
 # whose headers the files include (relative to the source root), and the externals.
@@ -62,7 +64,8 @@ function(trickbench_package_sources package out)
   file(GLOB files CONFIGURE_DEPENDS "${_src}/${package}/*.cc")
   set(kept)
   foreach(f IN LISTS files)
-    if(f MATCHES "_test\\.cc$" OR (f MATCHES "_cuda\\.cc$" AND NOT TRICKBENCH_WITH_CUDA))
+    if(f MATCHES "_test\\.cc$" OR (f MATCHES "_cuda\\.cc$" AND NOT TRICKBENCH_WITH_CUDA)
+       OR (f MATCHES "_nocuda\\.cc$" AND TRICKBENCH_WITH_CUDA))
       continue()
     endif()
     file(STRINGS "${f}" own_main_or_test REGEX "^int main\\(|#[ \t]*include[ \t]*<g(test|mock)/")
@@ -151,7 +154,7 @@ foreach(package IN LISTS _packages)
     set(scope INTERFACE)
   endif()
   target_include_directories(${target} ${scope} "${_src}")
-  target_link_libraries(${target} ${scope} trickbench::torch trickbench::benchmark
+  target_link_libraries(${target} ${scope} trickbench::torch trickbench::cuda trickbench::benchmark
                         trickbench::json trickbench::nvtx Threads::Threads ${CMAKE_DL_LIBS})
   foreach(ext IN LISTS _pkg_${package}_externals)
     target_link_libraries(${target} ${scope} trickbench::${ext})
@@ -175,6 +178,35 @@ foreach(package IN LISTS _packages)
   endforeach()
 endforeach()
 
+# --- a precompiled <torch/torch.h> -----------------------------------------------------
+# Parsing torch/torch.h is most of every source's compile time (2.x: ~15 of ~20 s here).
+# One precompiled copy, made once, is reused by every library and executable
+# (REUSE_FROM: they all compile with the same flags); -Winvalid-pch says when GCC cannot
+# use it. TRICKBENCH_PCH=OFF compiles without it.
+if(TRICKBENCH_PCH)
+  file(WRITE "${CMAKE_BINARY_DIR}/trickbench_pch.cc" "// the precompiled header's own source\n")
+  add_library(trickbench_pch OBJECT "${CMAKE_BINARY_DIR}/trickbench_pch.cc")
+  target_compile_options(trickbench_pch PRIVATE ${TRICKBENCH_COPTS})
+  target_link_libraries(trickbench_pch PRIVATE trickbench::torch trickbench::cuda
+                        trickbench::benchmark trickbench::json trickbench::nvtx)
+  target_precompile_headers(trickbench_pch PRIVATE <torch/torch.h>)
+endif()
+function(trickbench_use_pch target)
+  if(TRICKBENCH_PCH)
+    target_precompile_headers(${target} REUSE_FROM trickbench_pch)
+    target_compile_options(${target} PRIVATE -Winvalid-pch)
+  endif()
+endfunction()
+foreach(package IN LISTS _packages)
+  trickbench_package_target("${package}" target)
+  if(TARGET ${target})
+    get_target_property(type ${target} TYPE)
+    if(NOT type STREQUAL "INTERFACE_LIBRARY")
+      trickbench_use_pch(${target})
+    endif()
+  endif()
+endforeach()
+
 # An executable from `sources` linked with the packages they include. Sets <out> to ""
 # when it was built, else to the reason it is left out.
 function(trickbench_executable name sources out)
@@ -194,6 +226,7 @@ function(trickbench_executable name sources out)
   endforeach()
   add_executable(${name} ${sources})
   target_compile_options(${name} PRIVATE ${TRICKBENCH_COPTS})
+  trickbench_use_pch(${name})
   target_include_directories(${name} PRIVATE "${_src}")
   foreach(package IN LISTS packages)
     trickbench_package_target("${package}" target)
@@ -206,12 +239,24 @@ function(trickbench_executable name sources out)
 endfunction()
 
 # --- tricks, run_all, gpu_selftest -------------------------------------------------------
+# harness/main.cc, the main() of every trick binary: compiled once, its object linked
+# into each (it includes all of the runner's headers: ~20 s a compile).
+trickbench_scan(FILES "${_src}/harness/main.cc" OUT_PACKAGES _main_packages OUT_EXTERNALS _main_externals)
+add_library(trickbench_main OBJECT "${_src}/harness/main.cc")
+target_compile_options(trickbench_main PRIVATE ${TRICKBENCH_COPTS})
+trickbench_use_pch(trickbench_main)
+target_include_directories(trickbench_main PRIVATE "${_src}")
+foreach(package IN LISTS _main_packages)
+  trickbench_package_target("${package}" target)
+  target_link_libraries(trickbench_main PUBLIC ${target})
+endforeach()
+
 set(TRICKBENCH_TRICKS)
 set(_skipped_text "")
 set(_tricks_text "")
 foreach(f IN LISTS _trick_files)
   get_filename_component(id "${f}" NAME_WE)
-  set(sources "${f}" "${_src}/harness/main.cc")
+  set(sources "${f}")
   if(TRICKBENCH_WITH_CUDA AND EXISTS "${_src}/benches/${id}_cuda.cc")
     list(APPEND sources "${_src}/benches/${id}_cuda.cc")
   endif()
@@ -221,6 +266,7 @@ foreach(f IN LISTS _trick_files)
     string(APPEND _skipped_text "${id}\t${why}\n")
     continue()
   endif()
+  target_link_libraries(${id} PRIVATE trickbench_main)
   # benches/<id>: run_all names a trick by its binary's file name.
   set_target_properties(${id} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/benches")
   list(APPEND TRICKBENCH_TRICKS ${id})

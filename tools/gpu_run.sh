@@ -1,30 +1,36 @@
 #!/usr/bin/env bash
 # One command for a GPU host with a PyTorch wheel (or a CUDA LibTorch), CMake and ninja,
 # and no Bazel and no network: configure, build, GPU self-test, every trick with a short
-# budget through run_all, the report, a summary. Everything lands in OUT_DIR.
+# budget through run_all (the tricks with device-specific code first), the report, a
+# summary. Everything lands in OUT_DIR.
 #
 #   tools/gpu_run.sh /tmp/trickbench-h200
 #   LIBTORCH_HOME=/opt/libtorch tools/gpu_run.sh out          # a LibTorch instead of the wheel
 #   ONLY=channels_last,cudnn_benchmark tools/gpu_run.sh out   # some tricks only
 #
 # Environment (all optional):
-#   LIBTORCH_HOME   LibTorch folder or the wheel's torch/ folder (default: python3's torch)
+#   LIBTORCH_HOME   LibTorch folder or a wheel's torch/ folder (default: the repo's .venv
+#                   from tools/install_deps.sh, else python3's torch, else Debian's)
 #   BUILD_DIR       CMake build folder (default: OUT_DIR/build)
 #   MIN_TIME        seconds per repetition (default 0.03)   REPETITIONS (default 5)
-#   TRICK_TIMEOUT   seconds per trick (default 90)          BUDGET (default 480 s, all in)
+#   TRICK_TIMEOUT   seconds per trick (default 90)          RUN_BUDGET (default 480 s: self-
+#                                                           test, tricks and report)
+#   BUILD_BUDGET    seconds for the build (default: from the cold build measured on the CI
+#                   machine, scaled by JOBS; see build_budget below)
 #   JOBS            build jobs (default: nproc)             ONLY / SKIP: trick ids, comma-separated
 #   FLUSH_L2=1      pass --flush_l2 to every trick (cold L2 before each timed iteration)
 #
-# Without a GPU (no nvidia-smi device): exits 3 with that message, having done nothing,
-# unless --allow-cpu is given; then the same flow runs on the CPU (the self-test says it
-# has nothing to measure), which is how this script is tested on CPU-only machines.
+# Without a GPU (no nvidia-smi device) it still configures and builds (CUDA on when
+# LibTorch and the toolkit have it), then says there is no GPU and exits 3, having run
+# nothing: CI runs it that way. --allow-cpu builds without CUDA and runs the same flow on
+# the CPU instead (the self-test says it has nothing to measure).
 #
 # Exit status: 0 every trick measured or skipped, 1 some trick failed, crashed, timed out
 # or did not build (all results are still written), 2 bad usage or the build failed,
-# 3 no GPU here.
+# 3 no GPU here (after the build).
 set -uo pipefail
 
-usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; }
 
 allow_cpu=0
 out_dir=""
@@ -40,11 +46,23 @@ if [[ -z "$out_dir" ]]; then usage >&2; exit 2; fi
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 start=$(date +%s)
-budget=${BUDGET:-480}
+run_budget=${RUN_BUDGET:-${BUDGET:-480}}
 min_time=${MIN_TIME:-0.03}
 repetitions=${REPETITIONS:-5}
 trick_timeout=${TRICK_TIMEOUT:-90}
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 4)}
+
+# The build's budget, from a measurement: a cold CMake CUDA build of everything (every
+# trick, run_all, gpu_selftest, report; torch/torch.h precompiled) took
+# COLD_BUILD_CPU_S seconds of compiler CPU time (user+sys) on the CI machine (2 cores,
+# ~2.5 GHz Xeon; see docs/GPU.md), of which COLD_BUILD_SERIAL_S is the part no number of
+# jobs shortens (configure, the precompiled header, the last links). With JOBS jobs:
+#   serial + cpu / JOBS, times 2 for a slower or busy host, plus 60 s.
+# On the 16 cores of a GPU host that is ~BUILD_BUDGET_16 s; an incremental build (the
+# folder kept from a previous run) takes seconds.
+COLD_BUILD_CPU_S=__COLD_BUILD_CPU_S__
+COLD_BUILD_SERIAL_S=__COLD_BUILD_SERIAL_S__
+build_budget=${BUILD_BUDGET:-$(( (COLD_BUILD_SERIAL_S + COLD_BUILD_CPU_S / jobs) * 2 + 60 ))}
 
 mkdir -p "$out_dir" || { echo "gpu_run: cannot create $out_dir" >&2; exit 2; }
 out_dir=$(cd "$out_dir" && pwd)
@@ -53,7 +71,6 @@ log="$out_dir/gpu_run.log"
 : > "$log"
 say() { echo "gpu_run: $*" | tee -a "$log"; }
 elapsed() { echo $(( $(date +%s) - start )); }
-left() { echo $(( budget - $(elapsed) )); }
 
 # --- the GPU ---------------------------------------------------------------------------
 gpu="none"
@@ -67,22 +84,26 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L > "$out_dir/nvidia-smi
   say "GPU: $gpu"
 else
   rm -f "$out_dir/nvidia-smi-L.txt"
-  if (( ! allow_cpu )); then
-    say "NO GPU on this host (nvidia-smi missing or lists no GPU). This script is for GPU hosts;"
-    say "run it with --allow-cpu to exercise the same flow on the CPU. Nothing was built."
-    exit 3
+  if (( allow_cpu )); then
+    say "NO GPU on this host: building and running the CPU path (--allow-cpu); CUDA timing is not exercised"
+  else
+    say "NO GPU on this host (nvidia-smi missing or lists no GPU): building only, then exit 3"
   fi
-  say "NO GPU on this host: running the CPU path (--allow-cpu); CUDA timing is not exercised"
 fi
 
 # --- LibTorch and the CUDA toolkit --------------------------------------------------------
+if [[ -z "${LIBTORCH_HOME:-}" ]]; then
+  for candidate in "$root"/.venv/lib/python3*/site-packages/torch; do
+    if [[ -d "$candidate/include/torch" ]]; then LIBTORCH_HOME=$candidate; break; fi
+  done
+fi
 if [[ -z "${LIBTORCH_HOME:-}" ]] && command -v python3 >/dev/null 2>&1; then
   LIBTORCH_HOME=$(python3 -c 'import os, torch; print(os.path.dirname(torch.__file__))' 2>/dev/null || true)
 fi
 if [[ -n "${LIBTORCH_HOME:-}" ]]; then
   say "LibTorch: $LIBTORCH_HOME"
 else
-  say "LibTorch: none given and no python3 torch: Debian's libtorch-dev (CPU only)"
+  say "LibTorch: none given, no .venv and no python3 torch: Debian's libtorch-dev (CPU only)"
 fi
 if ! command -v nvcc >/dev/null 2>&1; then
   for d in "${CUDA_HOME:-}" /usr/local/cuda; do
@@ -90,7 +111,11 @@ if ! command -v nvcc >/dev/null 2>&1; then
   done
 fi
 cuda_mode=AUTO
-if [[ "$gpu" != "none" ]]; then cuda_mode=ON; fi  # a GPU host must get the CUDA path, or fail loudly
+if [[ "$gpu" != "none" ]]; then
+  cuda_mode=ON   # a GPU host must get the CUDA path, or fail loudly
+elif (( allow_cpu )); then
+  cuda_mode=OFF  # a CUDA build cannot start here (LibTorch's CUDA libraries need a GPU host's)
+fi
 
 generator=(-G Ninja)
 if ! command -v ninja >/dev/null 2>&1; then
@@ -110,9 +135,9 @@ fi
 sed 's/^/  /' "$build_dir/build_info.txt" | tee -a "$log"
 
 # Keep going past a trick that does not compile against this LibTorch: it is reported,
-# the others run. The build gets at most half of what is left of the budget.
-build_limit=$(( $(left) / 2 ))
-say "building with $jobs jobs (limit ${build_limit}s)"
+# the others run.
+build_start=$(date +%s)
+say "building with $jobs jobs (limit ${build_budget}s)"
 keep_going=(-k 0)
 if [[ "${generator[1]}" != "Ninja" ]]; then keep_going=(-k); fi
 # With ONLY, just those tricks and the tools.
@@ -123,9 +148,12 @@ if [[ -n "${ONLY:-}" ]]; then
   if [[ -f "$root/reports/report_main.cc" ]]; then targets+=(report); fi
   targets=(--target "${targets[@]}")
 fi
-timeout "$build_limit" cmake --build "$build_dir" "${targets[@]}" -j "$jobs" -- "${keep_going[@]}" > "$out_dir/build.log" 2>&1
+timeout "$build_budget" cmake --build "$build_dir" "${targets[@]}" -j "$jobs" -- "${keep_going[@]}" > "$out_dir/build.log" 2>&1
 build_rc=$?
-say "build finished (exit $build_rc) at $(elapsed)s"
+if (( build_rc == 124 )); then
+  say "the build ran out of its ${build_budget}s (BUILD_BUDGET); what it finished is kept in $build_dir"
+fi
+say "build finished (exit $build_rc) in $(( $(date +%s) - build_start ))s"
 for tool in run_all gpu_selftest; do
   if [[ ! -x "$build_dir/$tool" ]]; then
     say "the build produced no $tool; see $out_dir/build.log:"
@@ -133,6 +161,14 @@ for tool in run_all gpu_selftest; do
     exit 2
   fi
 done
+
+if [[ "$gpu" == "none" ]] && (( ! allow_cpu )); then
+  say "NO GPU on this host: built in $(elapsed)s, nothing run. Run this on a GPU host, or with"
+  say "--allow-cpu to exercise the same flow on the CPU."
+  exit 3
+fi
+run_start=$(date +%s)
+left() { echo $(( run_budget - ($(date +%s) - run_start) )); }
 
 # Which tricks exist, which were left out at configure time, which failed to build.
 mapfile -t configured < "$build_dir/tricks.txt"
@@ -151,6 +187,20 @@ for bin in "${configured[@]}"; do
     build_failures=$((build_failures + 1))
   fi
 done
+
+# Tricks with device-specific code (they need CUDA, have a <id>_cuda.cc, or branch on
+# the device) first, so that a run cut short by the budget has measured those.
+gpu_first=() others=()
+for bin in "${built[@]}"; do
+  id=$(basename "$bin")
+  if [[ -f "$root/benches/${id}_cuda.cc" ]] ||
+     grep -q 'NeedsCuda\|is_cuda\|TRICKBENCH_CUDA\|kCUDA' "$root/benches/$id.cc" 2>/dev/null; then
+    gpu_first+=("$bin")
+  else
+    others+=("$bin")
+  fi
+done
+built=("${gpu_first[@]}" "${others[@]}")
 
 # --- device self-test -------------------------------------------------------------------
 say "device self-test"
@@ -198,7 +248,7 @@ fi
 
 # --- summary -----------------------------------------------------------------------------
 echo
-say "summary ($(elapsed)s, budget ${budget}s)"
+say "summary ($(elapsed)s in all; run budget ${run_budget}s, build budget ${build_budget}s)"
 say "  GPU: $gpu"
 if [[ -f "$out_dir/selftest.json" ]] && command -v python3 >/dev/null 2>&1; then
   python3 - "$out_dir/selftest.json" <<'EOF' | tee -a "$log"

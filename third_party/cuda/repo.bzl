@@ -3,7 +3,6 @@
 Targets:
   @local_cuda//:nvtx     NVTX3 headers (header-only) with TRICKBENCH_HAVE_NVTX=1 when found,
                          an empty library otherwise, so NVTX ranges compile to nothing.
-  @local_cuda//:cudart   links the CUDA runtime, for --config=cuda builds only.
   @local_cuda//:headers  the CUDA runtime's headers, as files only: a *_cuda.cc source
                          lists them in its srcs and adds the include path to its own
                          copts (third_party/cuda/defs.bzl), so that neither reaches its
@@ -20,11 +19,6 @@ cc_library(
     includes = {nvtx_includes},
     defines = {nvtx_defines},
     linkopts = {nvtx_linkopts},
-)
-
-cc_library(
-    name = "cudart",
-    linkopts = {cuda_linkopts},
 )
 
 filegroup(
@@ -55,7 +49,6 @@ def _cuda_impl(ctx):
         nvtx_defines = "[]",
         nvtx_linkopts = "[]",
         cuda_hdrs = "[\":no_toolkit\"]",
-        cuda_linkopts = "[]",
     )
     if inc and inc.get_child("nvtx3").get_child("nvToolsExt.h").exists:
         ctx.symlink(inc.get_child("nvtx3"), "nvtx/nvtx3")
@@ -67,10 +60,8 @@ def _cuda_impl(ctx):
         )
     if inc and inc.get_child("cuda_runtime_api.h").exists:
         ctx.symlink(inc, "cuda_include")
-        libdir = str(ctx.path(home + "/lib64").realpath)
         fields.update(
             cuda_hdrs = "glob([\"cuda_include/**\"])",
-            cuda_linkopts = repr(["-L" + libdir, "-Wl,-rpath," + libdir, "-lcudart"]),
         )
     ctx.file("WORKSPACE", "workspace(name = \"local_cuda\")\n")
     ctx.file("BUILD", _BUILD.format(**fields))

@@ -10,8 +10,12 @@ Targets:
   :libtorch       headers; links libtorch_cpu and libc10, and with --config=cuda also
                   LibTorch's CUDA half (libtorch_cuda, libc10_cuda), so that CUDA is
                   available at run time in every binary of a CUDA build
-  :libtorch_cuda  :libtorch plus the CUDA runtime's headers, which LibTorch's c10/cuda and
-                  ATen/cuda headers include: what a *_cuda.cc source depends on
+  :libtorch_cuda  :libtorch plus the CUDA runtime library (CUDA_HOME, else /usr/local/cuda):
+                  what a *_cuda.cc source depends on. The CUDA runtime's headers, which
+                  LibTorch's c10/cuda headers include, come from @local_cuda//:headers
+                  (see third_party/cuda/defs.bzl). Nothing here depends on @local_cuda:
+                  a dependency on another repository adds its -iquote path to every
+                  dependent's compile, which would make them differ from the CPU build.
 
 Why libtorch_cpu and not libtorch: in a wheel, libtorch.so is an almost empty library
 that NEEDS libtorch_cuda.so, which NEEDS cuBLAS, cuDNN, NCCL, cuSPARSELt, NVSHMEM...
@@ -51,10 +55,8 @@ cc_library(
 
 cc_library(
     name = "libtorch_cuda",
-    deps = [
-        ":libtorch",
-        "@local_cuda//:cudart",
-    ],
+    linkopts = {cudart_linkopts},
+    deps = [":libtorch"],
 )
 
 # Fails, saying why, when --config=cuda meets a LibTorch without CUDA.
@@ -117,7 +119,7 @@ def _missing(ctx, why):
 def _cuda_lib_dir(ctx):
     home = ctx.os.environ.get("CUDA_HOME", "") or "/usr/local/cuda"
     lib = ctx.path(home + "/lib64")
-    return str(lib.realpath) if lib.exists else ""
+    return str(lib.realpath) if lib.get_child("libcudart.so").exists else ""
 
 def _folder_build(ctx, root, origin):
     """A LibTorch folder or a wheel's torch/ folder: include/ and lib/ side by side."""
@@ -127,8 +129,11 @@ def _folder_build(ctx, root, origin):
     libdir = str(lib.realpath)
     cuda_linkopts = []
     cuda_hdrs = []
+    cudart_linkopts = []
     if lib.get_child("libtorch_cuda.so").exists:
         cuda_libdir = _cuda_lib_dir(ctx)
+        if cuda_libdir:
+            cudart_linkopts = ["-L" + cuda_libdir, "-Wl,-rpath," + cuda_libdir, "-lcudart"]
         cuda_linkopts = [
             "-Wl,--no-as-needed",
             "-ltorch_cuda",
@@ -154,6 +159,7 @@ def _folder_build(ctx, root, origin):
         ]),
         cuda_linkopts = repr(cuda_linkopts),
         cuda_hdrs = repr(cuda_hdrs),
+        cudart_linkopts = repr(cudart_linkopts),
         origin = origin,
     )
 
@@ -173,6 +179,7 @@ def _debian_build(ctx):
         ]),
         cuda_linkopts = "[]",
         cuda_hdrs = repr([":no_cuda"]),
+        cudart_linkopts = "[]",
         origin = "debian libtorch-dev",
     )
 
