@@ -38,7 +38,9 @@ TEST(Context, NamesTheBlasLibTorchUses) {
   EXPECT_NE(m["blas"], "unknown") << m["blas_library"];
   EXPECT_NE(m["blas_library"], "none");
   EXPECT_NE(m["blas_version"], "unknown") << m["blas"];
-  if (at::hasMKLDNN()) EXPECT_EQ(m["onednn"].rfind("v", 0), 0u) << m["onednn"];
+  if (at::hasMKLDNN()) {
+    EXPECT_EQ(m["onednn"].rfind("v", 0), 0u) << m["onednn"];
+  }
   EXPECT_NE(m["cpu_capability"], "unknown");
   EXPECT_NE(m["parallel_backend"], "unknown");
 }
