@@ -82,16 +82,18 @@ std::string ConfigLineAfter(const std::string& text, const std::string& marker) 
   return rest;
 }
 
-BlasInUse DescribeBlas(const std::string& loaded_library, const std::string& config) {
+BlasInUse DescribeBlas(const std::string& provider, const std::string& config) {
   BlasInUse b;
   const std::string build = BuildSetting(config, "BLAS_INFO");
-  if (!loaded_library.empty()) {
-    b.name = BlasName(loaded_library);
-    b.library = loaded_library;
-  } else if (build == "mkl" && config.find("Math Kernel Library") != std::string::npos) {
-    // The PyTorch wheels link MKL statically into libtorch_cpu: no library to find.
-    b.name = "mkl";
+  const std::string base = std::filesystem::path(provider).filename().string();
+  if (base.rfind("libtorch_cpu", 0) == 0) {
+    // The PyTorch wheels link MKL statically into libtorch_cpu, and nothing loaded before
+    // it defines sgemm_.
+    b.name = build.empty() ? "unknown" : build;
     b.library = "linked into libtorch_cpu";
+  } else if (!provider.empty()) {
+    b.name = BlasName(provider);
+    b.library = provider;
   } else {
     b.name = BlasName("");
     b.library = "none";
@@ -108,6 +110,15 @@ BlasInUse DescribeBlas(const std::string& loaded_library, const std::string& con
   }
   if (b.version.empty()) b.version = "unknown";
   return b;
+}
+
+std::string BlasProvider() {
+  void* sgemm = dlsym(RTLD_DEFAULT, "sgemm_");
+  Dl_info info{};
+  if (sgemm == nullptr || dladdr(sgemm, &info) == 0 || info.dli_fname == nullptr) return "";
+  std::error_code ec;
+  const auto real = std::filesystem::canonical(info.dli_fname, ec);
+  return ec ? info.dli_fname : real.string();
 }
 
 std::string LoadedBlasLibrary() {
@@ -154,7 +165,7 @@ Context CaptureContext(const torch::Device& device) {
   c.emplace_back("intra_op_threads", std::to_string(at::get_num_threads()));
   c.emplace_back("inter_op_threads", std::to_string(at::get_num_interop_threads()));
   const std::string config = at::show_config();
-  const BlasInUse blas = DescribeBlas(LoadedBlasLibrary(), config);
+  const BlasInUse blas = DescribeBlas(BlasProvider(), config);
   c.emplace_back("blas", blas.name);
   c.emplace_back("blas_library", blas.library);
   c.emplace_back("blas_version", blas.version);

@@ -40,15 +40,22 @@ std::string LoadedBlasLibrary();
 // A short name for the BLAS in use: "openblas", "mkl", "reference blas", ...
 std::string BlasName(const std::string& library_path);
 
-// The BLAS a process uses, from the library it loaded (LoadedBlasLibrary) or, when
-// none is loaded, from LibTorch's build configuration (`config`: at::show_config()),
-// which names a statically linked MKL.
+// The library file whose sgemm_ this process resolves to (resolved symlinks), "" when
+// none defines it. That is the BLAS LibTorch's CPU matmuls call: libtorch_cpu calls
+// sgemm_ through its PLT, and a PyTorch wheel's libtorch_cpu exports the sgemm_ of the
+// MKL linked into it, so a system libblas that comes earlier in the lookup order (a trick
+// linking OpenCV loads OpenBLAS's) takes those calls over. Which library is merely
+// loaded (LoadedBlasLibrary) does not say that.
+std::string BlasProvider();
+
+// The BLAS a process uses, from BlasProvider() (`provider`) and LibTorch's build
+// configuration (`config`: at::show_config(), which names a statically linked MKL).
 struct BlasInUse {
   std::string name;
   std::string library;
   std::string version;
 };
-BlasInUse DescribeBlas(const std::string& loaded_library, const std::string& config);
+BlasInUse DescribeBlas(const std::string& provider, const std::string& config);
 
 // From at::show_config() text: the value of a build setting ("BLAS_INFO" -> "mkl"),
 // "" when absent; and the rest of the first line after `marker` ("MKL-DNN " -> "v3.10.2

@@ -1,5 +1,6 @@
 #include "harness/context.h"
 
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <map>
@@ -71,17 +72,40 @@ TEST(Context, ReadsLibTorchsBuildConfiguration) {
 }
 
 TEST(Context, StaticMklIsNamedFromTheBuild) {
-  const BlasInUse wheel = DescribeBlas("", kWheelConfig);
+  const std::string wheel_lib = "/v/lib/python3.11/site-packages/torch/lib/libtorch_cpu.so";
+  const BlasInUse wheel = DescribeBlas(wheel_lib, kWheelConfig);
   EXPECT_EQ(wheel.name, "mkl");
   EXPECT_EQ(wheel.library, "linked into libtorch_cpu");
   EXPECT_EQ(wheel.version, "MKL 2024.2-Product Build 20240605 for Intel(R) 64 architecture applications");
-  // A loaded library wins over the build's words; nothing at all is said plainly.
-  EXPECT_EQ(DescribeBlas("/usr/lib/x86_64-linux-gnu/openblas-openmp/libblas.so.3", kDebianConfig).name,
-            "openblas");
+  // A system BLAS that provides sgemm_ wins over the build's words: it takes the calls.
+  const std::string openblas = "/usr/lib/x86_64-linux-gnu/openblas-openmp/libblas.so.3";
+  const BlasInUse interposed = DescribeBlas(openblas, kWheelConfig);
+  EXPECT_EQ(interposed.name, "openblas");
+  EXPECT_EQ(interposed.library, openblas);
+  EXPECT_EQ(DescribeBlas(openblas, kDebianConfig).name, "openblas");
+  // Nothing at all is said plainly.
   const BlasInUse none = DescribeBlas("", kDebianConfig);
   EXPECT_EQ(none.name, "none loaded");
   EXPECT_EQ(none.library, "none");
   EXPECT_EQ(none.version, "unknown");
+}
+
+// The provider is what the lookup order resolves, not whatever is loaded: a BLAS opened
+// later (after libtorch_cpu) takes no calls over, and the answer must not change.
+TEST(Context, BlasProviderFollowsTheLookupOrderNotWhatIsLoaded) {
+  const std::string before = BlasProvider();
+  ASSERT_FALSE(before.empty()) << "no sgemm_ in this process: LibTorch has no BLAS";
+  void* late = dlopen("libblas.so.3", RTLD_NOW | RTLD_GLOBAL);
+  if (late == nullptr) GTEST_SKIP() << "no system libblas.so.3 to open: " << dlerror();
+  EXPECT_EQ(BlasProvider(), before);
+  if (before.find("libtorch_cpu") != std::string::npos) {
+    // The wheel: a system BLAS is loaded now, and the context still names MKL.
+    EXPECT_NE(LoadedBlasLibrary(), "");
+    std::map<std::string, std::string> m;
+    for (const auto& [k, v] : CaptureContext(torch::kCPU)) m[k] = v;
+    EXPECT_EQ(m["blas_library"], "linked into libtorch_cpu");
+  }
+  dlclose(late);
 }
 
 TEST(Context, GitRevisionHonoursTheOverride) {
