@@ -122,6 +122,24 @@ int64_t Fields::Int(const Json& obj, const std::string& path, const std::string&
   return v;
 }
 
+double Fields::NumberAt(const Json& arr, const std::string& path, size_t i) const {
+  const Json& m = arr.at(i);
+  if (!m.is_number()) Fail(JsonPath(path, i), "expected a number, got " + TypeName(m));
+  const double v = m.get<double>();
+  if (!std::isfinite(v)) Fail(JsonPath(path, i), "not a finite number");
+  return v;
+}
+
+int64_t Fields::IntAt(const Json& arr, const std::string& path, size_t i, int64_t lo,
+                      int64_t hi) const {
+  const Json& m = arr.at(i);
+  if (!m.is_number_integer()) Fail(JsonPath(path, i), "expected an integer, got " + TypeName(m));
+  const int64_t v =
+      m.is_number_unsigned() && m.get<uint64_t>() > INT64_MAX ? INT64_MAX : m.get<int64_t>();
+  if (v < lo || v > hi) Fail(JsonPath(path, i), "out of range: " + std::to_string(v));
+  return v;
+}
+
 std::vector<std::string> Fields::Strings(const Json& obj, const std::string& path,
                                          const std::string& key) const {
   const Json& a = Array(obj, path, key);

@@ -73,6 +73,10 @@ class Fields {
               int64_t lo = INT64_MIN) const;
   std::vector<std::string> Strings(const Json& obj, const std::string& path,
                                    const std::string& key) const;
+  // Elements of the array `arr` (whose path is `path`): errors name "path[i]".
+  double NumberAt(const Json& arr, const std::string& path, size_t i) const;
+  int64_t IntAt(const Json& arr, const std::string& path, size_t i, int64_t lo = INT64_MIN,
+                int64_t hi = INT64_MAX) const;
   // `obj`'s schema_version must be `expected`.
   void Version(const Json& obj, const std::string& path, int expected) const;
   // ... or between `oldest` and `newest`; returns it.

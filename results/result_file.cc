@@ -17,7 +17,8 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 const std::set<std::string>& SettingsKeys() {
   static const std::set<std::string> keys = {"threads", "repetitions", "min_time", "seed",
-                                             "check_steps", "random_interleaving", "timing"};
+                                             "check_steps", "random_interleaving", "timing",
+                                             "rounds", "process", "plant"};
   return keys;
 }
 
@@ -73,6 +74,84 @@ Json ReproducibilityJson(const Reproducibility& r) {
   return j;
 }
 
+// Samples as columns (one array per field): a trick with 4 cases x 3 variants x 12
+// rounds has 144 samples, and a row object per sample would triple the file.
+Json CaseRoundsJson(const CaseRounds& c) {
+  Json cols = Json::object();
+  auto column = [&](const char* name, auto get) {
+    Json a = Json::array();
+    for (const RoundSample& s : c.samples) a.push_back(get(s));
+    cols[name] = std::move(a);
+  };
+  column("round", [](const RoundSample& s) { return s.round; });
+  column("position", [](const RoundSample& s) { return s.position; });
+  column("variant", [](const RoundSample& s) { return s.variant; });
+  column("start_seconds", [](const RoundSample& s) { return s.start_seconds; });
+  column("iterations", [](const RoundSample& s) { return s.iterations; });
+  column("ns_per_iteration", [](const RoundSample& s) { return s.ns_per_iteration; });
+  column("cpu_ns_per_iteration", [](const RoundSample& s) { return s.cpu_ns_per_iteration; });
+  column("involuntary_switches", [](const RoundSample& s) { return s.involuntary_switches; });
+  column("voluntary_switches", [](const RoundSample& s) { return s.voluntary_switches; });
+  column("minor_faults_per_iteration",
+         [](const RoundSample& s) { return s.minor_faults_per_iteration; });
+  column("steal_seconds", [](const RoundSample& s) { return s.steal_seconds; });
+  return {{"case", c.case_name},
+          {"order_seed", c.order_seed},
+          {"iterations", c.iterations},
+          {"samples", std::move(cols)}};
+}
+
+CaseRounds ReadCaseRounds(const Fields& f, const Json& j, const std::string& path, int variants) {
+  CaseRounds c;
+  c.case_name = f.String(j, path, "case");
+  c.order_seed = static_cast<uint64_t>(f.Int(j, path, "order_seed", 0));
+  const Json& its = f.Array(j, path, "iterations");
+  if (static_cast<int>(its.size()) != variants) {
+    f.Fail(JsonPath(path, "iterations"), "expected one count per variant (" +
+                                             std::to_string(variants) + "), got " +
+                                             std::to_string(its.size()));
+  }
+  for (size_t i = 0; i < its.size(); ++i) {
+    c.iterations.push_back(f.IntAt(its, JsonPath(path, "iterations"), i, 1));
+  }
+  const std::string spath = JsonPath(path, "samples");
+  const Json& cols = f.Object(j, path, "samples");
+  const size_t n = f.Array(cols, spath, "round").size();
+  auto column = [&](const char* name) -> const Json& {
+    const Json& a = f.Array(cols, spath, name);
+    if (a.size() != n) {
+      f.Fail(JsonPath(spath, name), "has " + std::to_string(a.size()) + " values, round has " +
+                                        std::to_string(n));
+    }
+    return a;
+  };
+  const Json &round = column("round"), &position = column("position"), &variant = column("variant"),
+             &start = column("start_seconds"), &iterations = column("iterations"),
+             &ns = column("ns_per_iteration"), &cpu = column("cpu_ns_per_iteration"),
+             &inv = column("involuntary_switches"), &vol = column("voluntary_switches"),
+             &faults = column("minor_faults_per_iteration"), &steal = column("steal_seconds");
+  for (size_t i = 0; i < n; ++i) {
+    RoundSample s;
+    auto at = [&](const char* name) { return JsonPath(JsonPath(spath, name), i); };
+    s.round = static_cast<int>(f.IntAt(round, JsonPath(spath, "round"), i, 0, INT32_MAX));
+    s.position = static_cast<int>(f.IntAt(position, JsonPath(spath, "position"), i, 0, variants - 1));
+    s.variant = static_cast<int>(f.IntAt(variant, JsonPath(spath, "variant"), i, 0, variants - 1));
+    s.start_seconds = f.NumberAt(start, JsonPath(spath, "start_seconds"), i);
+    s.iterations = f.IntAt(iterations, JsonPath(spath, "iterations"), i, 1);
+    s.ns_per_iteration = f.NumberAt(ns, JsonPath(spath, "ns_per_iteration"), i);
+    if (!(s.ns_per_iteration > 0)) {
+      f.Fail(at("ns_per_iteration"), "not a positive time (a ratio needs positive times)");
+    }
+    s.cpu_ns_per_iteration = f.NumberAt(cpu, JsonPath(spath, "cpu_ns_per_iteration"), i);
+    s.involuntary_switches = f.IntAt(inv, JsonPath(spath, "involuntary_switches"), i, 0);
+    s.voluntary_switches = f.IntAt(vol, JsonPath(spath, "voluntary_switches"), i, 0);
+    s.minor_faults_per_iteration = f.NumberAt(faults, JsonPath(spath, "minor_faults_per_iteration"), i);
+    s.steal_seconds = f.NumberAt(steal, JsonPath(spath, "steal_seconds"), i);
+    c.samples.push_back(s);
+  }
+  return c;
+}
+
 Json TrickResultJson(const TrickResult& t) {
   Json settings = {{"threads", t.settings.threads},
                    {"repetitions", t.settings.repetitions},
@@ -80,7 +159,12 @@ Json TrickResultJson(const TrickResult& t) {
                    {"seed", t.settings.seed},
                    {"check_steps", t.settings.check_steps},
                    {"random_interleaving", t.settings.random_interleaving},
-                   {"timing", t.settings.timing}};
+                   {"timing", t.settings.timing},
+                   {"rounds", t.settings.rounds},
+                   {"process", t.settings.process}};
+  if (!t.settings.plant_variant.empty()) {
+    settings["plant"] = {{"variant", t.settings.plant_variant}, {"factor", t.settings.plant_factor}};
+  }
   for (const auto& [k, v] : t.settings.backend.items()) settings[k] = v;
   Json j = {{"schema_version", kResultSchemaVersion},
             {"id", t.id},
@@ -111,6 +195,11 @@ Json TrickResultJson(const TrickResult& t) {
     j["checks"] = std::move(cases);
   }
   if (t.reproducibility) j["reproducibility"] = ReproducibilityJson(*t.reproducibility);
+  if (!t.rounds.empty()) {
+    Json cases = Json::array();
+    for (const CaseRounds& c : t.rounds) cases.push_back(CaseRoundsJson(c));
+    j["rounds"] = std::move(cases);
+  }
   return j;
 }
 
@@ -195,6 +284,30 @@ std::map<std::string, std::vector<double>> SamplesNs(const Json& benchmarks,
   return samples;
 }
 
+std::vector<double> CaseRounds::LogRatios(int variant) const {
+  std::map<int, double> base, other;
+  for (const RoundSample& s : samples) {
+    if (s.variant == 0) base[s.round] = s.ns_per_iteration;
+    if (s.variant == variant) other[s.round] = s.ns_per_iteration;
+  }
+  std::vector<double> out;
+  for (const auto& [round, ns] : base) {
+    const auto it = other.find(round);
+    if (it != other.end()) out.push_back(std::log(ns / it->second));
+  }
+  return out;
+}
+
+std::vector<const RoundSample*> CaseRounds::Of(int variant) const {
+  std::vector<const RoundSample*> out;
+  for (const RoundSample& s : samples) {
+    if (s.variant == variant) out.push_back(&s);
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const RoundSample* a, const RoundSample* b) { return a->round < b->round; });
+  return out;
+}
+
 Json ResultFile::ToJson() const {
   return {{"context", context}, {"benchmarks", benchmarks}, {"trickbench", TrickResultJson(trickbench)}};
 }
@@ -212,7 +325,7 @@ ResultFile ResultFile::FromJson(const Json& j, const std::string& file) {
   r.benchmarks = f.Array(j, "", "benchmarks");
   const Json& tb = f.Object(j, "", "trickbench");
   const std::string tpath = "trickbench";
-  f.Version(tb, tpath, kResultSchemaVersion);
+  const int version = f.Version(tb, tpath, kOldestReadableResultSchemaVersion, kResultSchemaVersion);
   TrickResult& t = r.trickbench;
   t.id = f.String(tb, tpath, "id");
   if (t.id.empty()) f.Fail("trickbench.id", "empty");
@@ -254,6 +367,19 @@ ResultFile ResultFile::FromJson(const Json& j, const std::string& file) {
     s.random_interleaving = f.Bool(settings, spath, "random_interleaving");
   }
   if (settings.contains("timing")) s.timing = f.String(settings, spath, "timing");
+  if (settings.contains("rounds")) {
+    s.rounds = static_cast<int>(std::min<int64_t>(f.Int(settings, spath, "rounds", 0), INT32_MAX));
+  }
+  if (settings.contains("process")) {
+    s.process = static_cast<int>(std::min<int64_t>(f.Int(settings, spath, "process", 0), INT32_MAX));
+  }
+  if (settings.contains("plant")) {
+    const std::string ppath = JsonPath(spath, "plant");
+    const Json& plant = f.Object(settings, spath, "plant");
+    s.plant_variant = f.String(plant, ppath, "variant");
+    s.plant_factor = f.Number(plant, ppath, "factor");
+    if (!(s.plant_factor >= 1)) f.Fail(JsonPath(ppath, "factor"), "below 1 (a plant only slows)");
+  }
   for (const auto& [k, v] : settings.items()) {
     if (!SettingsKeys().count(k)) s.backend[k] = v;
   }
@@ -262,6 +388,17 @@ ResultFile ResultFile::FromJson(const Json& j, const std::string& file) {
 
   const auto samples = SamplesNs(r.benchmarks, file);
   const bool ok = t.status == ResultStatus::kOk;
+  if (tb.contains("rounds")) {
+    const Json& rounds = f.Array(tb, tpath, "rounds");
+    for (size_t i = 0; i < rounds.size(); ++i) {
+      t.rounds.push_back(ReadCaseRounds(f, rounds[i], JsonPath("trickbench.rounds", i),
+                                        static_cast<int>(t.variants.size())));
+    }
+  }
+  if (ok && version >= 2 && t.rounds.size() != t.cases.size()) {
+    f.Fail("trickbench.rounds", "expected one entry per case (" + std::to_string(t.cases.size()) +
+                                    "), got " + std::to_string(t.rounds.size()));
+  }
   if (ok && r.benchmarks.empty()) {
     f.Fail("benchmarks", "empty benchmark list (status is ok, so there must be timings)");
   }

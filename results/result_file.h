@@ -33,8 +33,11 @@
 namespace trickbench {
 namespace results {
 
-// The one definition of the result file's schema version.
-inline constexpr int kResultSchemaVersion = 1;
+// The one definition of the result file's schema version. 2 added the paired rounds
+// (trickbench.rounds) and settings.rounds, process and plant; version 1 files (Google
+// Benchmark repetitions, no rounds) are still read, with `rounds` empty.
+inline constexpr int kResultSchemaVersion = 2;
+inline constexpr int kOldestReadableResultSchemaVersion = 1;
 
 struct Tolerance {
   double rtol = 0;
@@ -51,6 +54,12 @@ struct Settings {
   int check_steps = 0;               // optional: 0 when not recorded
   bool random_interleaving = false;  // optional
   std::string timing;                // optional: "wall_clock", "cuda_events"; "" when not recorded
+  int rounds = 0;    // optional (schema 2): paired rounds per case; 0 in version 1 files
+  int process = 0;   // optional: which of run_all's processes for this trick (1-based); 0 alone
+  // optional: a planted slowdown (the noise study): `plant_variant`'s samples were made
+  // `plant_factor` times slower by busy-waiting. Empty variant, factor 1: none.
+  std::string plant_variant;
+  double plant_factor = 1;
   // What the timing backend adds (the CUDA one: flush_l2), written after `timing`.
   // Values are JSON scalars; readers keep whatever else they find here.
   Json backend = Json::object();
@@ -99,6 +108,37 @@ struct Reproducibility {
   std::vector<ReproducibilityCase> cases;  // empty when not checked
 };
 
+// One timed sample of a paired round (trickbench.rounds[].samples[]): one variant's
+// `iterations` back-to-back calls, with what the OS says happened meanwhile.
+struct RoundSample {
+  int round = 0;     // 0-based
+  int position = 0;  // 0-based place in the round's order
+  int variant = 0;   // index into TrickResult::variants (0 = baseline)
+  double start_seconds = 0;   // since the case's first round began
+  int64_t iterations = 0;
+  double ns_per_iteration = 0;      // the timing backend's time (CUDA: device time)
+  double cpu_ns_per_iteration = 0;  // process CPU time (every thread) per iteration
+  int64_t involuntary_switches = 0;
+  int64_t voluntary_switches = 0;
+  double minor_faults_per_iteration = 0;
+  double steal_seconds = 0;  // machine-wide, during the sample
+};
+
+// A case's rounds: in each round every variant once, back to back, in the order
+// stats::ScheduleRounds(variants, rounds, order_seed) draws.
+struct CaseRounds {
+  std::string case_name;
+  uint64_t order_seed = 0;
+  std::vector<int64_t> iterations;   // per variant: calibrated once, used in every round
+  std::vector<RoundSample> samples;  // in the order they ran
+
+  // Per round, log(baseline ns / `variant` ns): > 0 when the variant is faster. Rounds
+  // missing either sample are left out.
+  std::vector<double> LogRatios(int variant) const;
+  // The samples of one variant, in round order.
+  std::vector<const RoundSample*> Of(int variant) const;
+};
+
 // The "trickbench" object.
 struct TrickResult {
   std::string id, category, source, claim;
@@ -116,6 +156,9 @@ struct TrickResult {
   // Present when the checks ran (always for ok, checked and invalid).
   std::optional<std::vector<CaseChecks>> checks;
   std::optional<Reproducibility> reproducibility;
+  // Schema 2, status ok: one entry per case, in `cases` order. Empty in version 1 files,
+  // whose samples are the Google Benchmark repetitions alone.
+  std::vector<CaseRounds> rounds;
 };
 
 struct ResultFile {

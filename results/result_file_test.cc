@@ -42,12 +42,12 @@ TEST(ResultFile, KeepsTheFieldOrderOfTheWriters) {
                       "schema_version", "id", "category", "source", "claim", "needs_cuda",
                       "status", "reason", "device", "baseline", "variants", "cases",
                       "reproduced_variant", "tolerance", "settings", "nvtx", "checks",
-                      "reproducibility"}));
+                      "reproducibility", "rounds"}));
   std::vector<std::string> settings;
   for (const auto& [k, v] : tb["settings"].items()) settings.push_back(k);
   EXPECT_EQ(settings, (std::vector<std::string>{"threads", "repetitions", "min_time", "seed",
                                                 "check_steps", "random_interleaving", "timing",
-                                                "flush_l2"}));
+                                                "rounds", "process", "plant", "flush_l2"}));
 }
 
 TEST(ResultFile, NonFiniteDiffsAndCountersSurviveAsNull) {
@@ -111,9 +111,13 @@ TEST(ResultFile, ReadsOlderFiles) {
   Json ok = testing::FullResult().ToJson();
   Json& tb = ok["trickbench"];
   for (const char* k : {"needs_cuda", "nvtx"}) tb.erase(k);
-  for (const char* k : {"check_steps", "random_interleaving", "timing", "flush_l2"}) {
+  for (const char* k :
+       {"check_steps", "random_interleaving", "timing", "flush_l2", "rounds", "process", "plant"}) {
     tb["settings"].erase(k);
   }
+  // A version 1 file has no rounds: its samples are the Google Benchmark repetitions.
+  tb["schema_version"] = 1;
+  tb.erase("rounds");
   for (auto& c : tb["checks"]) {
     for (auto& v : c["variants"]) {
       v.erase("setup_bytes");
@@ -125,6 +129,30 @@ TEST(ResultFile, ReadsOlderFiles) {
   const ResultFile back = Read(ok);
   EXPECT_EQ(back.trickbench.checks->size(), 2u);
   EXPECT_TRUE(back.trickbench.settings.backend.empty());
+  EXPECT_TRUE(back.trickbench.rounds.empty());
+  EXPECT_EQ(back.trickbench.settings.rounds, 0);
+  EXPECT_EQ(back.trickbench.settings.plant_factor, 1);
+}
+
+TEST(ResultFile, RoundsGiveThePairedLogRatios) {
+  const ResultFile r = Read(testing::FullResult().ToJson());
+  ASSERT_EQ(r.trickbench.rounds.size(), 2u);
+  const CaseRounds& c = r.trickbench.rounds[1];
+  EXPECT_EQ(c.case_name, "large");
+  EXPECT_EQ(c.order_seed, 11u);
+  EXPECT_EQ(c.iterations, (std::vector<int64_t>{10, 12}));
+  // Round 1 ran the optimized variant first: pairing is by round, not by position.
+  EXPECT_EQ(c.samples[2].variant, 1);
+  const std::vector<double> ratios = c.LogRatios(1);
+  ASSERT_EQ(ratios.size(), 3u);
+  for (int k = 0; k < 3; ++k) EXPECT_DOUBLE_EQ(ratios[k], std::log((100e3 + k) / (80e3 + k)));
+  const auto optimized = c.Of(1);
+  ASSERT_EQ(optimized.size(), 3u);
+  EXPECT_EQ(optimized[1]->round, 1);
+  EXPECT_EQ(optimized[1]->position, 0);
+  EXPECT_EQ(r.trickbench.settings.plant_variant, "optimized");
+  EXPECT_DOUBLE_EQ(r.trickbench.settings.plant_factor, 1.1);
+  EXPECT_EQ(r.trickbench.settings.process, 2);
 }
 
 TEST(ResultFile, CheckedRunsHaveChecksButNoTimings) {
@@ -156,8 +184,21 @@ TEST(ResultFile, RejectsBadInputNamingTheField) {
       {[](Json& j) { j.erase("context"); }, "r.json: context: missing"},
       {[](Json& j) { j["benchmarks"] = Json::object(); },
        "r.json: benchmarks: expected an array, got an object"},
-      {[](Json& j) { j["trickbench"]["schema_version"] = 2; },
-       "r.json: trickbench.schema_version: wrong schema version 2 (this build reads version 1)"},
+      {[](Json& j) { j["trickbench"]["schema_version"] = 3; },
+       "r.json: trickbench.schema_version: wrong schema version 3 (this build reads versions 1 to 2)"},
+      {[](Json& j) { j["trickbench"].erase("rounds"); },
+       "r.json: trickbench.rounds: expected one entry per case (2), got 0"},
+      {[](Json& j) { j["trickbench"]["rounds"][0]["iterations"] = {10}; },
+       "r.json: trickbench.rounds[0].iterations: expected one count per variant (2), got 1"},
+      {[](Json& j) { j["trickbench"]["rounds"][1]["samples"]["variant"][3] = 2; },
+       "r.json: trickbench.rounds[1].samples.variant[3]: out of range: 2"},
+      {[](Json& j) { j["trickbench"]["rounds"][0]["samples"]["ns_per_iteration"][0] = 0; },
+       "r.json: trickbench.rounds[0].samples.ns_per_iteration[0]: not a positive time (a ratio "
+       "needs positive times)"},
+      {[](Json& j) { j["trickbench"]["rounds"][0]["samples"]["steal_seconds"].erase(0); },
+       "r.json: trickbench.rounds[0].samples.steal_seconds: has 5 values, round has 6"},
+      {[](Json& j) { j["trickbench"]["settings"]["plant"]["factor"] = 0.5; },
+       "r.json: trickbench.settings.plant.factor: below 1 (a plant only slows)"},
       {[](Json& j) { j["trickbench"]["id"] = ""; }, "r.json: trickbench.id: empty"},
       {[](Json& j) { j["trickbench"].erase("claim"); }, "r.json: trickbench.claim: missing"},
       {[](Json& j) { j["trickbench"]["needs_cuda"] = "no"; },

@@ -31,6 +31,10 @@ ResultFile FullResult() {
   t.settings.random_interleaving = true;
   t.settings.timing = "cuda_events";
   t.settings.backend = {{"flush_l2", true}};
+  t.settings.rounds = 3;
+  t.settings.process = 2;
+  t.settings.plant_variant = "optimized";
+  t.settings.plant_factor = 1.1;
   t.nvtx = true;
   t.checks.emplace();
   for (const std::string& c : t.cases) {
@@ -68,6 +72,29 @@ ResultFile FullResult() {
                               {"time_unit", "us"}});
     }
     t.checks->push_back(cc);
+    // Three rounds; the optimized variant runs first in round 1.
+    CaseRounds rounds;
+    rounds.case_name = c;
+    rounds.order_seed = 11;
+    rounds.iterations = {10, 12};
+    for (int k = 0; k < t.settings.rounds; ++k) {
+      for (int position = 0; position < 2; ++position) {
+        RoundSample s;
+        s.round = k;
+        s.position = position;
+        s.variant = k == 1 ? 1 - position : position;
+        s.start_seconds = 0.01 * (2 * k + position);
+        s.iterations = rounds.iterations[s.variant];
+        s.ns_per_iteration = (s.variant == 0 ? 100e3 : 80e3) + k;
+        s.cpu_ns_per_iteration = s.ns_per_iteration * 0.99;
+        s.involuntary_switches = k;
+        s.voluntary_switches = 1;
+        s.minor_faults_per_iteration = 0.5;
+        s.steal_seconds = 0.001;
+        rounds.samples.push_back(s);
+      }
+    }
+    t.rounds.push_back(rounds);
   }
   Reproducibility rep;
   rep.checked = true;
