@@ -1,22 +1,30 @@
-// run_all's index (index.json in a run folder): which tricks ran, with what outcome,
-// and where their result and log are. Format: reports/SCHEMA.md section 2.
+// run_all's index (index.json in a run folder): which trick processes ran, with what
+// outcome, and where their result and log are; the machine's load around the run; and,
+// in an A/B session, which side of it this folder is. Format: reports/SCHEMA.md section 2.
 //
 //   results::RunIndex index;
 //   index.started = "2026-01-01T00:00:00Z";
 //   index.out_dir = "/abs/results/run-20260101-000000";
 //   index.timeout_seconds = 300;
+//   index.processes = 2;
 //   index.tricks.push_back({"no_grad_inference", results::RunOutcome::kOk, "", 0, 12.5,
-//                           "no_grad_inference.json", "no_grad_inference.log"});
+//                           "no_grad_inference.p1.json", "no_grad_inference.p1.log", 1});
 //   std::string error;
 //   if (!results::WriteRunIndex(dir + "/index.json", index, &error)) ...   // atomically
 //
 //   results::RunIndex back = results::ReadRunIndex(dir + "/index.json");  // or InputError
+//
+// Why one entry per process and not per trick: each process of a trick is a separate
+// measurement with its own outcome (process 3 may time out where 1 and 2 did not), and
+// readers group the entries by id. Why the machine's state is recorded: a compare of two
+// runs must be able to name the one whose machine was busier (load, steal).
 //
 // Why run_all rewrites the whole index after every trick (complete: false until the
 // end): a run stopped half-way, by a signal or a power cut, still leaves an index that
 // says what was done and that the run did not finish.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,8 +36,9 @@ namespace trickbench {
 namespace results {
 
 // The one definition of the index's schema version. 2 added the outcome "interrupted"
-// and the field interrupted_by; readers still accept version 1 files.
-inline constexpr int kIndexSchemaVersion = 2;
+// and the field interrupted_by; 3 one entry per process (`process`), `processes`,
+// `machine` and `ab`. Readers still accept versions 1 and 2 (every entry is process 1).
+inline constexpr int kIndexSchemaVersion = 3;
 inline constexpr int kOldestReadableIndexSchemaVersion = 1;
 inline constexpr char kIndexKind[] = "trickbench-run-index";
 
@@ -41,6 +50,28 @@ struct IndexEntry {
   double seconds = 0;                 // wall time of the trick's process
   std::optional<std::string> result;  // result file name in the folder; none if not written
   std::string log;                    // its stdout and stderr, file name in the folder
+  int process = 1;                    // which of the trick's processes (1-based)
+};
+
+// The machine around the run (common/interference.h); -1 where unknown.
+struct MachineState {
+  double load_start = -1;             // 1-minute load average when the run started
+  double load_end = -1;               // ... when it ended
+  double steal_seconds = -1;          // CPU steal during the run, all CPUs (machine-wide)
+  int64_t involuntary_switches = -1;  // preemptions of the trick processes, all together
+};
+
+inline constexpr char kAbOld[] = "old";
+inline constexpr char kAbNew[] = "new";
+
+// An A/B session (run_all --ab): two builds' trick processes interleaved in one run,
+// each build's results in its own folder. Both folders' indexes carry the same seed
+// and order; `role` says which build this folder holds.
+struct AbSession {
+  int64_t seed = 0;                    // the order's seed (>= 0)
+  std::string role;                    // kAbOld or kAbNew
+  std::string old_bin_dir, new_bin_dir;
+  std::vector<std::string> order;      // the builds in the order their processes ran
 };
 
 struct RunIndex {
@@ -51,7 +82,10 @@ struct RunIndex {
   std::string out_dir;                        // absolute path of the run folder
   double timeout_seconds = 0;                 // per-trick limit
   std::vector<std::string> forwarded_flags;   // given to every trick binary
-  std::vector<IndexEntry> tricks;             // in the order they ran
+  int processes = 1;                          // processes per trick asked for (>= 1)
+  MachineState machine;
+  std::optional<AbSession> ab;                // only in an A/B session
+  std::vector<IndexEntry> tricks;             // one per process, in the order they ran
 
   Json ToJson() const;
   // Checks everything a reader relies on; InputError naming `file` and the field.

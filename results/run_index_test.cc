@@ -24,10 +24,47 @@ TEST(RunIndex, RoundTripsEveryField) {
   EXPECT_EQ(j["kind"], kIndexKind);
   const RunIndex back = RunIndex::FromJson(ParseJsonText(j.dump(), "index.json"), "index.json");
   EXPECT_EQ(back.ToJson().dump(), j.dump());
-  ASSERT_EQ(back.tricks.size(), AllRunOutcomes().size());
+  ASSERT_EQ(back.tricks.size(), AllRunOutcomes().size() + 1);
   EXPECT_EQ(back.tricks[4].outcome, RunOutcome::kCrashed);
   EXPECT_FALSE(back.tricks[4].result.has_value());
   EXPECT_EQ(back.interrupted_by, "SIGTERM");
+  // Schema 3: one entry per process, the machine, the A/B session.
+  EXPECT_EQ(back.processes, 2);
+  EXPECT_EQ(back.tricks.back().id, "trick_0");
+  EXPECT_EQ(back.tricks.back().process, 2);
+  EXPECT_EQ(back.tricks[0].process, 1);
+  EXPECT_EQ(back.machine.load_start, 0.5);
+  EXPECT_EQ(back.machine.load_end, 1.25);
+  EXPECT_EQ(back.machine.steal_seconds, 0.75);
+  EXPECT_EQ(back.machine.involuntary_switches, 42);
+  ASSERT_TRUE(back.ab.has_value());
+  EXPECT_EQ(back.ab->seed, 12345);
+  EXPECT_EQ(back.ab->role, "new");
+  EXPECT_EQ(back.ab->old_bin_dir, "/abs/old-bin");
+  EXPECT_EQ(back.ab->new_bin_dir, "/abs/new-bin");
+  EXPECT_EQ(back.ab->order, (std::vector<std::string>{"old", "new", "new", "old"}));
+}
+
+TEST(RunIndex, WithoutAnAbSessionThereIsNoAbField) {
+  RunIndex index = testing::FullIndex();
+  index.ab.reset();
+  const Json j = index.ToJson();
+  EXPECT_FALSE(j.contains("ab"));
+  EXPECT_FALSE(RunIndex::FromJson(j, "i.json").ab.has_value());
+  Json null_ab = j;
+  null_ab["ab"] = nullptr;
+  EXPECT_FALSE(RunIndex::FromJson(null_ab, "i.json").ab.has_value());
+}
+
+TEST(RunIndex, UnknownMachineFiguresAreMinusOne) {
+  RunIndex index;
+  index.started = "s";
+  const RunIndex back = RunIndex::FromJson(index.ToJson(), "i.json");
+  EXPECT_EQ(back.machine.load_start, -1);
+  EXPECT_EQ(back.machine.load_end, -1);
+  EXPECT_EQ(back.machine.steal_seconds, -1);
+  EXPECT_EQ(back.machine.involuntary_switches, -1);
+  EXPECT_EQ(back.processes, 1);
 }
 
 TEST(RunIndex, WritesAtomicallyAndReadsBack) {
@@ -49,6 +86,38 @@ TEST(RunIndex, AStartedRunWithNoTrickYetIsValid) {
   EXPECT_TRUE(back.tricks.empty());
   EXPECT_FALSE(back.complete);
   EXPECT_FALSE(back.finished.has_value());
+}
+
+// Version 2 (one entry per trick, no process, processes, machine or ab): every entry is
+// process 1 of 1, the machine unknown.
+TEST(RunIndex, ReadsVersionTwoFilesAsOneProcess) {
+  const Json v2 = Json::parse(R"({
+    "schema_version": 2, "kind": "trickbench-run-index", "started": "2026-01-01T00:00:00Z",
+    "finished": null, "complete": false, "interrupted_by": "SIGINT", "out_dir": "/x",
+    "timeout_seconds": 300, "forwarded_flags": ["--threads=1"],
+    "tricks": [{"id": "a", "outcome": "ok", "reason": "", "exit_code": 0, "seconds": 1.0,
+                "result": "a.json", "log": "a.log"},
+               {"id": "b", "outcome": "interrupted", "reason": "r", "exit_code": -1,
+                "seconds": 0.5, "result": null, "log": "b.log"}]})");
+  const RunIndex index = RunIndex::FromJson(v2, "index.json");
+  EXPECT_EQ(index.processes, 1);
+  EXPECT_FALSE(index.ab.has_value());
+  EXPECT_EQ(index.machine.load_start, -1);
+  EXPECT_EQ(index.machine.involuntary_switches, -1);
+  ASSERT_EQ(index.tricks.size(), 2u);
+  EXPECT_EQ(index.tricks[0].process, 1);
+  EXPECT_EQ(index.tricks[1].process, 1);
+  EXPECT_EQ(index.tricks[1].outcome, RunOutcome::kInterrupted);
+  EXPECT_EQ(index.interrupted_by, "SIGINT");
+  // A version 2 file lists each trick once: a repeated id is still an error there.
+  Json twice = v2;
+  twice["tricks"][1]["id"] = "a";
+  try {
+    RunIndex::FromJson(twice, "index.json");
+    ADD_FAILURE() << "accepted a repeated id in a version 2 index";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "index.json: tricks[1].id: duplicate trick id a");
+  }
 }
 
 // What run_all wrote before version 2 (no interrupted_by) still reads.
@@ -86,8 +155,8 @@ TEST(RunIndex, RejectsBadInputNamingTheField) {
       {[](Json& j) { j.erase("kind"); }, "i.json: kind: missing"},
       {[](Json& j) { j["kind"] = "trickbench-report"; },
        "i.json: kind: expected \"trickbench-run-index\""},
-      {[](Json& j) { j["schema_version"] = 3; },
-       "i.json: schema_version: wrong schema version 3 (this build reads versions 1 to 2)"},
+      {[](Json& j) { j["schema_version"] = 4; },
+       "i.json: schema_version: wrong schema version 4 (this build reads versions 1 to 3)"},
       {[](Json& j) { j["schema_version"] = "2"; },
        "i.json: schema_version: expected an integer, got a string"},
       {[](Json& j) { j.erase("started"); }, "i.json: started: missing"},
@@ -104,7 +173,36 @@ TEST(RunIndex, RejectsBadInputNamingTheField) {
       {[](Json& j) { j["tricks"][2]["outcome"] = "exploded"; },
        "i.json: tricks[2].outcome: unknown outcome 'exploded'"},
       {[](Json& j) { j["tricks"][2]["id"] = j["tricks"][0]["id"]; },
-       "i.json: tricks[2].id: duplicate trick id trick_0"},
+       "i.json: tricks[2].process: duplicate process 1 of trick trick_0"},
+      {[](Json& j) { j["tricks"][0].erase("process"); }, "i.json: tricks[0].process: missing"},
+      {[](Json& j) { j["tricks"][0]["process"] = 0; }, "i.json: tricks[0].process: out of range: 0"},
+      {[](Json& j) { j["tricks"][0]["process"] = 3; },
+       "i.json: tricks[0].process: process 3 but processes is 2"},
+      {[](Json& j) { j["tricks"][0]["process"] = 1.5; },
+       "i.json: tricks[0].process: expected an integer, got a number"},
+      {[](Json& j) { j.erase("processes"); }, "i.json: processes: missing"},
+      {[](Json& j) { j["processes"] = 0; }, "i.json: processes: out of range: 0"},
+      {[](Json& j) { j.erase("machine"); }, "i.json: machine: missing"},
+      {[](Json& j) { j["machine"] = 1; }, "i.json: machine: expected an object, got a number"},
+      {[](Json& j) { j["machine"].erase("load_start"); }, "i.json: machine.load_start: missing"},
+      {[](Json& j) { j["machine"]["load_end"] = "high"; },
+       "i.json: machine.load_end: expected a number, got a string"},
+      {[](Json& j) { j["machine"]["steal_seconds"] = -0.5; },
+       "i.json: machine.steal_seconds: negative (only -1, unknown, may be)"},
+      {[](Json& j) { j["machine"]["involuntary_switches"] = -2; },
+       "i.json: machine.involuntary_switches: out of range: -2"},
+      {[](Json& j) { j["ab"] = "yes"; }, "i.json: ab: expected an object, got a string"},
+      {[](Json& j) { j["ab"].erase("seed"); }, "i.json: ab.seed: missing"},
+      {[](Json& j) { j["ab"]["seed"] = -1; }, "i.json: ab.seed: out of range: -1"},
+      {[](Json& j) { j["ab"]["role"] = "both"; },
+       "i.json: ab.role: expected \"old\" or \"new\", got 'both'"},
+      {[](Json& j) { j["ab"].erase("old_bin_dir"); }, "i.json: ab.old_bin_dir: missing"},
+      {[](Json& j) { j["ab"]["new_bin_dir"] = 2; },
+       "i.json: ab.new_bin_dir: expected a string, got a number"},
+      {[](Json& j) { j["ab"]["order"][2] = "newer"; },
+       "i.json: ab.order[2]: expected \"old\" or \"new\", got 'newer'"},
+      {[](Json& j) { j["ab"]["order"] = "old,new"; },
+       "i.json: ab.order: expected an array, got a string"},
       {[](Json& j) { j["tricks"][0]["id"] = ""; }, "i.json: tricks[0].id: empty"},
       {[](Json& j) { j["tricks"][0].erase("reason"); }, "i.json: tricks[0].reason: missing"},
       {[](Json& j) { j["tricks"][0]["result"] = 1; },

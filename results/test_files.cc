@@ -115,18 +115,27 @@ RunIndex FullIndex() {
   index.finished = "2026-01-01T00:05:00Z";
   index.complete = false;
   index.interrupted_by = "SIGTERM";
-  index.out_dir = "/abs/run-20260101-000000";
+  index.out_dir = "/abs/run-20260101-000000/new";
   index.timeout_seconds = 300;
   index.forwarded_flags = {"--min_time=0.05"};
+  index.processes = 2;
+  index.machine = {0.5, 1.25, 0.75, 42};
+  index.ab = AbSession{12345, kAbNew, "/abs/old-bin", "/abs/new-bin", {kAbOld, kAbNew, kAbNew, kAbOld}};
+  // Every outcome once, as process 1; then trick_0 again as process 2.
   int i = 0;
   for (RunOutcome o : AllRunOutcomes()) {
     const std::string id = "trick_" + std::to_string(i++);
     const bool wrote = o != RunOutcome::kCrashed && o != RunOutcome::kTimeout &&
                        o != RunOutcome::kInterrupted;
     index.tricks.push_back({id, o, o == RunOutcome::kOk ? "" : "because", wrote ? 0 : -1, 1.5,
-                            wrote ? std::optional<std::string>(id + ".json") : std::nullopt,
-                            id + ".log"});
+                            wrote ? std::optional<std::string>(id + ".p1.json") : std::nullopt,
+                            id + ".p1.log", 1});
   }
+  IndexEntry again = index.tricks[0];
+  again.process = 2;
+  again.result = "trick_0.p2.json";
+  again.log = "trick_0.p2.log";
+  index.tricks.push_back(again);
   return index;
 }
 
