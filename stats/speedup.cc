@@ -241,6 +241,23 @@ Change CompareSpeedups(const Speedup& old_s, const Speedup& new_s, double confid
   return c;
 }
 
+Change ComparePaired(const std::vector<double>& log_ratios, double confidence) {
+  if (log_ratios.size() < 2) throw std::invalid_argument("ComparePaired: needs at least two pairs");
+  for (double x : log_ratios) {
+    if (!std::isfinite(x)) throw std::invalid_argument("ComparePaired: a log ratio is not finite");
+  }
+  const double n = static_cast<double>(log_ratios.size());
+  const double d = Mean(log_ratios), se = SampleSd(log_ratios) / std::sqrt(n), dof = n - 1;
+  const double t = StudentTQuantile(1 - (1 - confidence) / 2, dof);
+  Change c;
+  c.ratio = std::exp(d);
+  c.low = std::exp(d - t * se);
+  c.high = std::exp(d + t * se);
+  c.p_value = TwoSidedTP(d, se, dof);
+  c.p_adjusted = c.p_value;
+  return c;
+}
+
 std::vector<double> HolmAdjust(const std::vector<double>& p_values) {
   const size_t m = p_values.size();
   std::vector<size_t> order(m);

@@ -82,6 +82,13 @@ struct Change {
 };
 Change CompareSpeedups(const Speedup& old_s, const Speedup& new_s, double confidence = 0.95);
 
+// A change measured over pairs (process k of an old build against process k of a new
+// one, interleaved in one A/B session): `log_ratios[k]` = log(old time / new time), so
+// ratio > 1 is faster, as in Change. A t interval and test over the pairs: the pairing
+// cancels the session's drift, and the pairs are the independent units. Needs at least
+// two pairs (throws std::invalid_argument otherwise, or for a value that is not finite).
+Change ComparePaired(const std::vector<double>& log_ratios, double confidence = 0.95);
+
 struct DecisionRule {
   double alpha = 0.05;
   double min_effect = 0.05;  // relative: changes within +-5 % are not worth a verdict

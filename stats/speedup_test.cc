@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <iostream>
+#include <random>
 
 #include "stats/simulation.h"
 
@@ -184,6 +185,32 @@ TEST(ToSettle, MoreProcessesWhenBetweenProcessVarianceDominates) {
   EXPECT_TRUE(settle.reachable);
   EXPECT_GT(settle.processes, 3);
   EXPECT_EQ(settle.rounds_per_process, 15);  // more rounds would not help
+}
+
+// The paired t interval over A/B pairs: known values, coverage of a known truth under
+// pair-level noise, and bad input refused.
+TEST(ComparePaired, IntervalAndTestOverThePairs) {
+  const Change c = ComparePaired({0.1, 0.2, 0.3});  // mean 0.2, sd 0.1, se 0.0577, t 4.303
+  EXPECT_NEAR(c.ratio, std::exp(0.2), 1e-12);
+  EXPECT_NEAR(std::log(c.low), 0.2 - 4.3027 * 0.1 / std::sqrt(3.0), 1e-3);
+  EXPECT_NEAR(std::log(c.high), 0.2 + 4.3027 * 0.1 / std::sqrt(3.0), 1e-3);
+  EXPECT_NEAR(c.p_value, 0.0742, 1e-3);  // t = 3.46 on 2 dof; the interval holds 1x
+  EXPECT_LT(c.low, 1);
+  EXPECT_LT(ComparePaired({0.19, 0.2, 0.21}).p_value, 0.01);
+  EXPECT_GT(ComparePaired({0.1, -0.1, 0.05, -0.05}).p_value, 0.5);
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> noise(0.0, 0.05);
+  int covered = 0;
+  const int n = 2000;
+  for (int i = 0; i < n; ++i) {
+    std::vector<double> pairs(5);
+    for (double& x : pairs) x = std::log(1.1) + noise(rng);
+    const Change k = ComparePaired(pairs);
+    covered += k.low <= 1.1 && 1.1 <= k.high;
+  }
+  EXPECT_NEAR(static_cast<double>(covered) / n, 0.95, 0.015);
+  EXPECT_THROW(ComparePaired({0.1}), std::invalid_argument);
+  EXPECT_THROW(ComparePaired({0.1, std::nan("")}), std::invalid_argument);
 }
 
 TEST(Holm, AdjustsInStepDownOrder) {
