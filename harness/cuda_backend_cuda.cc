@@ -12,9 +12,9 @@ namespace trickbench {
 namespace {
 
 constexpr char kUsage[] = R"(
-On a CUDA device each iteration is timed with CUDA events on the current stream
-(Google Benchmark manual time), one variant instance alive at a time so that its
-device memory peak is its own; see docs/GPU.md.
+On a CUDA device each sample is timed with CUDA events on the current stream (each
+iteration on its own with --flush_l2); the device memory peak of each variant comes
+from its check runs; see docs/GPU.md.
 )";
 
 constexpr char kFlushL2Help[] =
@@ -49,17 +49,9 @@ class CudaEventsBackend : public TimingBackend {
 
   std::string name() const override { return "cuda_events"; }
 
-  void Prepare(benchmark::internal::Benchmark* benchmark) const override {
-    benchmark->UseManualTime();
+  double TimeSample(int64_t iterations, const std::function<void()>& body) override {
+    return cuda::TimeIterations(index_, flush_l2_, iterations, body);
   }
-
-  void TimeLoop(benchmark::State& state, const std::function<void()>& body) override {
-    // Resets the caching allocator's peak before the loop and reports it after as
-    // cuda_timed_peak_*: with OneInstanceAtATime() that peak is this variant's alone.
-    cuda::TimeOnCurrentStream(state, index_, flush_l2_, body);
-  }
-
-  bool OneInstanceAtATime() const override { return true; }
 
   std::unique_ptr<DeviceMemoryMeter> MeterDeviceMemory() const override {
     return std::make_unique<CudaMeter>(device_);

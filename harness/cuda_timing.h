@@ -5,9 +5,8 @@
 // everything else reaches them through harness/timing.h. The header itself needs no
 // CUDA headers.
 //
-//   // in a Google Benchmark function registered with ->UseManualTime():
-//   trickbench::cuda::TimeOnCurrentStream(state, device.index(), /*flush_l2=*/false,
-//                                         [&] { body(trick); });
+//   const double seconds = trickbench::cuda::TimeIterations(device.index(), /*flush_l2=*/false,
+//                                                           iterations, [&] { body(trick); });
 //
 //   trickbench::cuda::DeviceMemoryMeter meter(device);   // resets the peak now
 //   RunSteps();
@@ -21,7 +20,6 @@
 // for its Result() to be ready).
 #pragma once
 
-#include <benchmark/benchmark.h>
 #include <torch/torch.h>
 
 #include <cstdint>
@@ -55,11 +53,12 @@ class IterationTimer {
   std::unique_ptr<Impl> impl_;
 };
 
-// The body of a manual-time benchmark on a CUDA device: one event-timed run of `body`
-// per iteration (SetIterationTime), with the caching allocator's peak reset before the
-// loop and reported after it as cuda_timed_peak_{allocated,reserved}_bytes counters.
-void TimeOnCurrentStream(benchmark::State& state, int device_index, bool flush_l2,
-                         const std::function<void()>& body);
+// One sample on a CUDA device: the seconds the current stream spent on `iterations`
+// runs of `body`. Without flush_l2, one event pair around them all (no per-iteration
+// event overhead); with it, each iteration timed on its own after an untimed flush, and
+// the times summed.
+double TimeIterations(int device_index, bool flush_l2, int64_t iterations,
+                      const std::function<void()>& body);
 
 struct DeviceMemory {
   int64_t allocated_bytes = 0;  // live tensors now

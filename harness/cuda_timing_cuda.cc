@@ -93,22 +93,24 @@ double IterationTimer::StopSeconds() {
 
 int64_t IterationTimer::flush_bytes() const { return static_cast<int64_t>(impl_->flush_bytes); }
 
-void TimeOnCurrentStream(benchmark::State& state, int device_index, bool flush_l2,
-                         const std::function<void()>& body) {
+double TimeIterations(int device_index, bool flush_l2, int64_t iterations,
+                      const std::function<void()>& body) {
   IterationTimer timer(device_index, flush_l2);
-  // Whatever the warm-up left queued is not this region's work.
+  // Whatever the warm-up or the last sample left queued is not this sample's work.
   Check(cudaStreamSynchronize(c10::cuda::getCurrentCUDAStream(Index(device_index)).stream()),
-        "cudaStreamSynchronize (before the timed loop)");
-  ResetPeakDeviceMemory(device_index);
-  for (auto _ : state) {
+        "cudaStreamSynchronize (before a sample)");
+  if (!flush_l2) {
+    timer.Start();
+    for (int64_t i = 0; i < iterations; ++i) body();
+    return timer.StopSeconds();
+  }
+  double seconds = 0;
+  for (int64_t i = 0; i < iterations; ++i) {
     timer.Start();
     body();
-    state.SetIterationTime(timer.StopSeconds());
+    seconds += timer.StopSeconds();
   }
-  const DeviceMemory memory = ReadDeviceMemory(device_index);
-  state.counters["cuda_timed_peak_allocated_bytes"] = static_cast<double>(memory.peak_allocated_bytes);
-  state.counters["cuda_timed_peak_reserved_bytes"] = static_cast<double>(memory.peak_reserved_bytes);
-  if (flush_l2) state.counters["l2_flush_bytes"] = static_cast<double>(timer.flush_bytes());
+  return seconds;
 }
 
 DeviceMemory ReadDeviceMemory(int device_index) {

@@ -1,20 +1,23 @@
 #include "harness/options.h"
 
+#include <algorithm>
 #include <set>
 
 namespace trickbench {
 namespace {
 
-constexpr char kIntro[] = R"(usage: <trick binary> [flags] [--benchmark_* flags]
+constexpr char kIntro[] = R"(usage: <trick binary> [flags]
 
-Runs one trickbench trick: the equivalence and active checks, then every variant as a
-Google Benchmark benchmark (repetitions interleaved), and writes one JSON result file
-(Google Benchmark's format plus a "trickbench" object; see reports/SCHEMA.md).
+Runs one trickbench trick: the equivalence and active checks, then paired randomized
+rounds (in each round every variant of a case runs one sample, back to back, in a
+seeded random order), and writes one JSON result file (Google Benchmark's format plus a
+"trickbench" object with the rounds; see reports/SCHEMA.md). One process gives one
+value per comparison; run_all runs several processes and the report's intervals span
+them.
 
 )";
 
-constexpr char kOutro[] = R"(  --benchmark_*=...  passed to Google Benchmark (e.g. --benchmark_filter=no_grad)
-
+constexpr char kOutro[] = R"(
 Exit status: 0 measured or skipped (with its reason), 2 bad command line,
 3 invalid (a check failed), 1 other errors.
 )";
@@ -29,6 +32,20 @@ struct AbsentSwitch {
 constexpr AbsentSwitch kOptionalSwitches[] = {
     {"flush_l2", "a CUDA build (Bazel --config=cuda, or CMake with a CUDA LibTorch)", "CUDA"},
 };
+
+std::string Trimmed(double v) {
+  std::string s = std::to_string(v);
+  while (!s.empty() && s.back() == '0') s.pop_back();
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s;
+}
+
+// Google Benchmark's flags are all refused (see the PassThrough below): this is only
+// where the parser would put them.
+std::vector<std::string>& RefusedBenchmarkFlags() {
+  static std::vector<std::string> never;
+  return never;
+}
 
 bool Registered(const std::string& name) {
   for (const auto& r : TimingBackends::Registered()) {
@@ -45,10 +62,22 @@ void Declare(Flags& flags, RunOptions* opts, TimingBackends::Switches* absent) {
   flags.String("out", &opts->out,
                "result file (default: results/<id>.json under the workspace when\n"
                "run by `bazel run`, else ./<id>.json); written atomically")
-      .Int("threads", &opts->threads, 1, 1024, "intra-op threads (default: one per hardware thread)")
-      .Int("repetitions", &opts->repetitions, 1, 10000,
-           "repetitions per variant (default 9, at least 1)")
-      .Seconds("min_time", &opts->min_time, 3600, "minimum time of one repetition (default 0.1)")
+      .Int("threads", &opts->threads, 1, 1024,
+           "intra-op threads (default: 1 on a machine with <= 4 hardware\n"
+           "threads, else half of them; recorded in the context)")
+      .Int("rounds", &opts->rounds, 1, 10000,
+           "paired rounds per case (default " + std::to_string(kDefaultRounds) + ")")
+      .Int("repetitions", &opts->rounds, 1, 10000, "the same as --rounds")
+      .Seconds("min_time", &opts->min_time, 3600,
+               "target seconds of one sample, one variant in one round (default " +
+                   Trimmed(kDefaultMinTime) + ")")
+      .Int("process", &opts->process, 1, 100000,
+           "which of run_all's processes this is (recorded); above 1 the\n"
+           "reproducibility check is left to process 1")
+      .String("plant_slowdown", &opts->plant_slowdown,
+              "VARIANT:FACTOR: make that variant's samples FACTOR times slower\n"
+              "by busy-waiting (VARIANT `all`: every non-baseline variant); for\n"
+              "the noise study, which checks that compare detects it")
       .Choice("device", &opts->device, {"auto", "cpu", "cuda"},
               "the device (default auto: cuda when available)")
       .Uint64("seed", &opts->seed, "seed for every RNG (default 0)")
@@ -57,9 +86,9 @@ void Declare(Flags& flags, RunOptions* opts, TimingBackends::Switches* absent) {
             "print the reproduced variant's fingerprint as JSON and exit")
       .Bool("list", &opts->list, "print the trick's cases and variants and exit")
       .Bool("help", &opts->help, "this text")
-      .PassThrough("--benchmark_", &opts->benchmark_flags,
-                   {"--benchmark_out", "--benchmark_repetitions", "--benchmark_min_time"},
-                   "--out, --repetitions or --min_time");
+      .PassThrough("--benchmark_", &RefusedBenchmarkFlags(), {"--benchmark_"},
+                   "--out, --rounds or --min_time (the harness runs paired rounds, not Google "
+                   "Benchmark's runner)");
   TimingBackends::Declare(flags, &opts->backend_switches);
   for (const AbsentSwitch& s : kOptionalSwitches) {
     if (!Registered(s.name)) {
@@ -69,6 +98,15 @@ void Declare(Flags& flags, RunOptions* opts, TimingBackends::Switches* absent) {
 }
 
 }  // namespace
+
+int DefaultThreads(unsigned hardware_threads, std::string* rule) {
+  const unsigned hw = std::max(1u, hardware_threads);
+  const int threads = hw <= 4 ? 1 : static_cast<int>(hw / 2);
+  *rule = "default: " + std::string(hw <= 4 ? "1 thread on a machine with <= 4 hardware threads"
+                                            : "half the hardware threads") +
+          " (" + std::to_string(hw) + " here)";
+  return threads;
+}
 
 bool ParseRunOptions(const std::vector<std::string>& args, RunOptions* opts, std::string* error) {
   RunOptions parsed = *opts;

@@ -2,7 +2,7 @@
 //
 //   RunOptions opts;
 //   std::string error;
-//   if (!ParseRunOptions({"--threads=2", "--benchmark_filter=no_grad"}, &opts, &error)) {
+//   if (!ParseRunOptions({"--threads=2", "--rounds=20"}, &opts, &error)) {
 //     std::cerr << "trickbench: " << error << "\n";   // e.g. "bad value for --threads: ..."
 //     return results::kExitUsage;
 //   }
@@ -22,11 +22,26 @@
 
 namespace trickbench {
 
+// The defaults of one trick process. run_all runs each trick in several processes
+// (run_all/options.h), and the statistics take one value per process, so a process
+// needs enough rounds for a stable median, not a long run: 10 rounds of 20 ms samples
+// cost 0.2 s per variant and case.
+inline constexpr int kDefaultRounds = 10;
+inline constexpr double kDefaultMinTime = 0.02;
+
+// The intra-op thread count when --threads is not given, and the rule that chose it (for
+// the context). Oversubscription is the largest noise source on a small shared machine:
+// a trick's own threads, the OS and the neighbours need cores too, so one thread on a
+// machine with 4 hardware threads or fewer, else half of them.
+int DefaultThreads(unsigned hardware_threads, std::string* rule);
+
 struct RunOptions {
   std::string out;              // result file; "" = default (results/<id>.json)
-  int threads = 0;              // intra-op threads; 0 = one per hardware thread
-  int repetitions = 9;          // Google Benchmark repetitions, interleaved
-  double min_time = 0.1;        // seconds per repetition
+  int threads = 0;              // intra-op threads; 0 = DefaultThreads()
+  int rounds = kDefaultRounds;  // paired rounds per case (--repetitions is a synonym)
+  double min_time = kDefaultMinTime;  // target seconds of one sample
+  int process = 0;              // which of run_all's processes (1-based); 0 = run alone
+  std::string plant_slowdown;   // "VARIANT:FACTOR" (noise study); "" = none
   std::string device = "auto";  // auto | cpu | cuda
   uint64_t seed = 0;
   bool list = false;         // print the trick's variants and cases, run nothing
@@ -34,7 +49,6 @@ struct RunOptions {
   bool check_only = false;   // checks and memory only, no timing
   bool help = false;
   TimingBackends::Switches backend_switches;  // the timing backends' flags (flush_l2)
-  std::vector<std::string> benchmark_flags;   // --benchmark_* passed through
 };
 
 // Unknown flags, malformed or out-of-range numbers and unknown devices are errors,

@@ -18,8 +18,10 @@ TEST(ParseRunOptions, Defaults) {
   RunOptions o;
   std::string error;
   ASSERT_TRUE(ParseRunOptions({}, &o, &error)) << error;
-  EXPECT_EQ(o.repetitions, 9);
-  EXPECT_EQ(o.min_time, 0.1);
+  EXPECT_EQ(o.rounds, kDefaultRounds);
+  EXPECT_EQ(o.min_time, kDefaultMinTime);
+  EXPECT_EQ(o.process, 0);
+  EXPECT_EQ(o.plant_slowdown, "");
   EXPECT_EQ(o.threads, 0);
   EXPECT_EQ(o.device, "auto");
   EXPECT_EQ(o.out, "");
@@ -30,19 +32,34 @@ TEST(ParseRunOptions, Defaults) {
 TEST(ParseRunOptions, ReadsEveryFlag) {
   RunOptions o;
   std::string error;
-  ASSERT_TRUE(ParseRunOptions({"--out=/tmp/x.json", "--threads=3", "--repetitions=15",
+  ASSERT_TRUE(ParseRunOptions({"--out=/tmp/x.json", "--threads=3", "--rounds=15",
                                "--min_time=0.25", "--device=cpu", "--seed=42", "--check_only",
-                               "--benchmark_filter=abc", "--list", "--fingerprint", "--help"},
+                               "--process=3", "--plant_slowdown=all:1.2", "--list",
+                               "--fingerprint", "--help"},
                               &o, &error))
       << error;
   EXPECT_EQ(o.out, "/tmp/x.json");
   EXPECT_EQ(o.threads, 3);
-  EXPECT_EQ(o.repetitions, 15);
+  EXPECT_EQ(o.rounds, 15);
+  EXPECT_EQ(o.process, 3);
+  EXPECT_EQ(o.plant_slowdown, "all:1.2");
   EXPECT_DOUBLE_EQ(o.min_time, 0.25);
   EXPECT_EQ(o.device, "cpu");
   EXPECT_EQ(o.seed, 42u);
   EXPECT_TRUE(o.check_only && o.list && o.fingerprint && o.help);
-  EXPECT_EQ(o.benchmark_flags, std::vector<std::string>{"--benchmark_filter=abc"});
+  RunOptions synonym;
+  ASSERT_TRUE(ParseRunOptions({"--repetitions=7"}, &synonym, &error)) << error;
+  EXPECT_EQ(synonym.rounds, 7);
+}
+
+TEST(DefaultThreads, LeavesHeadroomOnSmallMachines) {
+  std::string rule;
+  EXPECT_EQ(DefaultThreads(2, &rule), 1);
+  EXPECT_EQ(rule, "default: 1 thread on a machine with <= 4 hardware threads (2 here)");
+  EXPECT_EQ(DefaultThreads(4, &rule), 1);
+  EXPECT_EQ(DefaultThreads(16, &rule), 8);
+  EXPECT_EQ(rule, "default: half the hardware threads (16 here)");
+  EXPECT_EQ(DefaultThreads(0, &rule), 1);  // unknown: std::thread::hardware_concurrency() == 0
 }
 
 TEST(ParseRunOptions, RejectsMalformedValuesNamingTheFlag) {
@@ -55,10 +72,10 @@ TEST(ParseRunOptions, RejectsMalformedValuesNamingTheFlag) {
   EXPECT_EQ(Refusal({"--min_time=0"}),
             "bad value for --min_time: '0' (expected seconds, > 0 and <= 3600)");
   EXPECT_EQ(Refusal({"--device=gpu"}), "bad value for --device: 'gpu' (expected auto, cpu or cuda)");
-  EXPECT_EQ(Refusal({"--benchmark_out=/tmp/y"}),
-            "--benchmark_out is set by the harness; use --out, --repetitions or --min_time");
-  EXPECT_NE(Refusal({"--benchmark_repetitions=3"}).find("set by the harness"), std::string::npos);
-  EXPECT_NE(Refusal({"--benchmark_min_time=3"}).find("set by the harness"), std::string::npos);
+  EXPECT_NE(Refusal({"--benchmark_filter=x"}).find("use --out, --rounds or --min_time"),
+            std::string::npos);
+  EXPECT_NE(Refusal({"--benchmark_repetitions=3"}).find("paired rounds"), std::string::npos);
+  EXPECT_NE(Refusal({"--process=0"}).find("bad value for --process"), std::string::npos);
   EXPECT_EQ(Refusal({"--fingerprint=1"}), "--fingerprint takes no value");
   EXPECT_EQ(Refusal({"--out="}), "--out is empty");
   EXPECT_EQ(Refusal({"--bogus"}), "unknown flag --bogus (see --help)");
@@ -70,9 +87,10 @@ TEST(ParseRunOptions, RejectsMalformedValuesNamingTheFlag) {
 
 TEST(RunUsage, ListsEveryFlag) {
   const std::string usage = RunUsage();
-  for (const char* flag : {"--out=", "--threads=N", "--repetitions=N", "--min_time=SECONDS",
-                           "--device=", "--seed=N", "--check_only", "--fingerprint", "--list",
-                           "--help", "--benchmark_*", "Exit status"}) {
+  for (const char* flag : {"--out=", "--threads=N", "--rounds=N", "--repetitions=N",
+                           "--min_time=SECONDS", "--process=N", "--plant_slowdown=", "--device=",
+                           "--seed=N", "--check_only", "--fingerprint", "--list", "--help",
+                           "Exit status"}) {
     EXPECT_NE(usage.find(flag), std::string::npos) << flag << " not in:\n" << usage;
   }
 }

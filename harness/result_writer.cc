@@ -3,7 +3,7 @@
 #include <ctime>
 #include <iostream>
 
-#include "harness/benchmarks.h"
+#include "harness/rounds.h"
 #include "harness/nvtx.h"
 
 namespace trickbench {
@@ -39,7 +39,15 @@ results::ResultFile NewResultFile(const TrickDef& def, const RunOptions& opts,
   t.reproduced_variant = def.reproduced_variant();
   t.tolerance = {def.tolerance().rtol, def.tolerance().atol, def.tolerance().bitwise()};
   t.settings.threads = at::get_num_threads();
-  t.settings.repetitions = opts.repetitions;
+  t.settings.repetitions = opts.rounds;
+  t.settings.rounds = opts.rounds;
+  t.settings.process = opts.process;
+  Plant plant;
+  std::string ignored;
+  if (!opts.plant_slowdown.empty() && ParsePlant(opts.plant_slowdown, &plant, &ignored)) {
+    t.settings.plant_variant = plant.variant;
+    t.settings.plant_factor = plant.factor;
+  }
   t.settings.min_time = opts.min_time;
   t.settings.seed = opts.seed;
   t.settings.check_steps = def.check_steps();
@@ -94,7 +102,7 @@ results::ResultStatus TimedStatus(const results::Json& benchmarks, std::string* 
     }
   }
   if (benchmarks.empty()) {
-    *reason = "no benchmark ran (check --benchmark_filter)";
+    *reason = "no benchmark ran";
     return results::ResultStatus::kError;
   }
   reason->clear();

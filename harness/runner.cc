@@ -7,7 +7,8 @@
 #include <thread>
 
 #include "common/atomic_file.h"
-#include "harness/benchmarks.h"
+#include "common/interference.h"
+#include "harness/rounds.h"
 #include "harness/checks.h"
 #include "harness/context.h"
 #include "harness/nvtx.h"
@@ -120,9 +121,23 @@ int TrickMain(int argc, char** argv) {
     std::cerr << "trickbench: " << error << "\n";
     return results::kExitUsage;
   }
+  if (!opts.plant_slowdown.empty()) {
+    Plant plant;
+    if (!ParsePlant(opts.plant_slowdown, &plant, &error)) {
+      std::cerr << "trickbench: " << error << "\n";
+      return results::kExitUsage;
+    }
+    if (plant.variant != "all" && def.VariantIndex(plant.variant) < 0) {
+      std::cerr << "trickbench: bad value for --plant_slowdown: " << def.id()
+                << " has no variant '" << plant.variant << "' (see --list)\n";
+      return results::kExitUsage;
+    }
+  }
   const std::unique_ptr<TimingBackend> timing = ChooseTiming(device, opts);
-  const int threads =
-      opts.threads > 0 ? opts.threads : std::max(1u, std::thread::hardware_concurrency());
+  std::string thread_policy = "--threads=" + std::to_string(opts.threads);
+  const int threads = opts.threads > 0
+                          ? opts.threads
+                          : DefaultThreads(std::thread::hardware_concurrency(), &thread_policy);
   at::set_num_threads(threads);
   if (opts.fingerprint) return PrintFingerprints(def, device, opts.seed);
 
@@ -133,6 +148,7 @@ int TrickMain(int argc, char** argv) {
   }
   NvtxRange trick_range(def.id());
   Context context = CaptureContext(device);
+  context.emplace_back("thread_policy", thread_policy);
   timing->AddContext(&context);
   results::ResultFile file = NewResultFile(def, opts, device, *timing, context, argv[0]);
   results::TrickResult& tb = file.trickbench;
@@ -151,8 +167,12 @@ int TrickMain(int argc, char** argv) {
             << " threads\n";
   const CheckReport checks = RunChecks(def, device, opts.seed, timing.get());
   tb.checks = ChecksRecord(def, checks);
-  tb.reproducibility = checks.ok ? CheckReproducibility(def, device, opts.seed)
-                                 : NotChecked("not run: the checks failed");
+  // One reproducibility check per run: it runs the reproduced variant twice under the
+  // determinism guard, and its answer does not change from one process to the next.
+  tb.reproducibility = !checks.ok ? NotChecked("not run: the checks failed")
+                       : opts.process > 1
+                           ? NotChecked("checked by process 1 of this run")
+                           : CheckReproducibility(def, device, opts.seed);
   if (!checks.ok || opts.check_only) {
     tb.status = checks.ok ? ResultStatus::kChecked : ResultStatus::kInvalid;
     tb.reason = checks.ok ? "timing not run (--check_only)" : checks.reason;
@@ -161,16 +181,18 @@ int TrickMain(int argc, char** argv) {
     return checks.ok ? results::kExitOk : results::kExitInvalid;
   }
 
+  const MachineLoad load = SampleMachineLoad();
+  file.context["load_avg"] = results::Json::array({load.load_1min});
+  file.context["num_cpus"] = load.cpus;
   TimedRun run;
-  const int timed =
-      RunTimedBenchmarks({def, checks, opts, device, context, argv[0]}, *timing, out_path, &run, &error);
-  if (timed != results::kExitOk) {
-    if (!error.empty()) std::cerr << "trickbench: " << error << "\n";
-    return timed;
-  }
-  file.context = std::move(run.context);
+  const bool timed = RunRounds({def, checks, opts, device}, *timing, &run, &error);
   file.benchmarks = std::move(run.benchmarks);
+  tb.rounds = std::move(run.rounds);
   tb.status = TimedStatus(file.benchmarks, &tb.reason);
+  if (!timed && tb.status == ResultStatus::kOk) {
+    tb.status = ResultStatus::kError;
+    tb.reason = error;
+  }
   if (!WriteResult(out_path, file)) return results::kExitError;
   if (tb.status != ResultStatus::kOk) {
     std::cerr << def.id() << ": " << results::Name(tb.status) << ": " << tb.reason << "\n";

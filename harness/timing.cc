@@ -26,11 +26,10 @@ class SteadyClockTimer : public IntervalTimer {
 class WallClockBackend : public TimingBackend {
  public:
   std::string name() const override { return "wall_clock"; }
-  void Prepare(benchmark::internal::Benchmark* benchmark) const override {
-    benchmark->UseRealTime();
-  }
-  void TimeLoop(benchmark::State& state, const std::function<void()>& body) override {
-    for (auto _ : state) body();
+  double TimeSample(int64_t iterations, const std::function<void()>& body) override {
+    const auto start = std::chrono::steady_clock::now();
+    for (int64_t i = 0; i < iterations; ++i) body();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   std::unique_ptr<IntervalTimer> NewIntervalTimer() const override {
     return std::make_unique<SteadyClockTimer>();

@@ -3,8 +3,7 @@
 //
 //   TimingBackends::Declare(flags, &opts.backend_switches);   // their flags: --flush_l2
 //   std::unique_ptr<TimingBackend> timing = TimingBackends::For(device, opts.backend_switches);
-//   timing->Prepare(registered_benchmark);      // UseRealTime() or UseManualTime()
-//   timing->TimeLoop(state, [&] { body(trick); });
+//   const double seconds = timing->TimeSample(iterations, [&] { body(trick); });
 //
 // The CPU wall clock is built in and times every device no other backend claims. A
 // backend that needs libraries only some builds have (CUDA events) lives in its own
@@ -19,7 +18,6 @@
 // such file; the runner needs no change.
 #pragma once
 
-#include <benchmark/benchmark.h>
 #include <torch/torch.h>
 
 #include <functional>
@@ -58,17 +56,10 @@ class TimingBackend {
   // What the result records as trickbench.settings.timing: "wall_clock", "cuda_events".
   virtual std::string name() const = 0;
 
-  // Sets how Google Benchmark takes a registered benchmark's time: exactly one of
-  // UseRealTime() or UseManualTime() (a benchmark given both aborts in a Google
-  // Benchmark built with checks).
-  virtual void Prepare(benchmark::internal::Benchmark* benchmark) const = 0;
-
-  // The benchmark's loop: one call of `body` per iteration of `state`, timed.
-  virtual void TimeLoop(benchmark::State& state, const std::function<void()>& body) = 0;
-
-  // True when a variant's timed repetitions must run with no other variant's instance
-  // alive: the backend reports a memory peak that would otherwise include theirs.
-  virtual bool OneInstanceAtATime() const { return false; }
+  // Times one sample: `iterations` calls of `body`, back to back, and returns their
+  // seconds on this backend's clock (the CPU wall clock; CUDA events on a CUDA device).
+  // Whatever work was queued before the call is not part of the sample.
+  virtual double TimeSample(int64_t iterations, const std::function<void()>& body) = 0;
 
   // A meter for the device memory of a check run; nullptr when the device has none
   // the harness can see (the CPU's is CpuMemoryMeter, always on in the checks).
@@ -134,7 +125,7 @@ class TimingBackends {
                                             const Switches& switches = {});
 };
 
-// The CPU wall clock: Google Benchmark's own timer in real time, because a trick whose
+// The CPU wall clock (steady clock, real time), because a trick whose
 // work runs on other threads (loader workers, the intra-op pool) uses little CPU time
 // on the main thread. On a device without its own backend it measures launch cost,
 // not device time (kernels run asynchronously), so TrickMain warns there.

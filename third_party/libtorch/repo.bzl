@@ -81,7 +81,7 @@ package(default_visibility = ["//visibility:public"])
 genrule(
     name = "missing",
     outs = ["libtorch_missing.h"],
-    cmd = "echo 'ERROR: @libtorch: ' {why} >&2; exit 1",
+    cmd = {cmd},
 )
 
 cc_library(
@@ -114,7 +114,10 @@ def _find_wheel(ctx):
 
 def _missing(ctx, why):
     ctx.file("WORKSPACE", "workspace(name = \"libtorch\")\n")
-    ctx.file("BUILD", _MISSING_BUILD.format(why = repr(why)))
+    # The message goes into a shell command inside a Starlark string: single-quoted for
+    # the shell (without quotes of its own), then repr() for Starlark.
+    cmd = "echo 'ERROR: @libtorch: %s' >&2; exit 1" % why.replace("'", "")
+    ctx.file("BUILD", _MISSING_BUILD.format(cmd = repr(cmd)))
 
 def _cuda_lib_dir(ctx):
     home = ctx.os.environ.get("CUDA_HOME", "") or "/usr/local/cuda"

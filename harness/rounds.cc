@@ -1,0 +1,317 @@
+#include "harness/rounds.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <utility>
+
+#include "common/interference.h"
+#include "determinism/seed.h"
+#include "harness/nvtx.h"
+#include "stats/schedule.h"
+
+namespace trickbench {
+namespace {
+
+using results::Json;
+using Clock = std::chrono::steady_clock;
+
+double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// A case's instances: one fresh seeded instance per variant, set up and warmed up
+// untimed, all alive for the whole case, so that the variants of a round run back to
+// back with nothing built in between.
+class CaseInstances {
+ public:
+  CaseInstances(const TrickDef& def, size_t ci, const torch::Device& device, uint64_t seed,
+                double warmup_seconds)
+      : def_(def), ci_(ci), device_(device), seed_(seed), warmup_seconds_(warmup_seconds) {}
+
+  // Builds and warms up every variant; false with *error naming the variant that failed.
+  bool Build(std::string* failed_variant, std::string* error) {
+    for (const auto& spec : def_.variants()) {
+      try {
+        SeedEverything(seed_);
+        std::unique_ptr<Trick> trick = def_.Make();
+        trick->SetUp(Setting{def_.cases()[ci_], device_, spec.name});
+        // Warm-up: first-touch page faults, lazy init, allocator caches.
+        const Clock::time_point start = Clock::now();
+        do {
+          spec.body(*trick);
+        } while (Since(start) < warmup_seconds_);
+        tricks_.push_back(std::move(trick));
+      } catch (const std::exception& e) {
+        *failed_variant = spec.name;
+        *error = "threw: " + DescribeException(e);
+        return false;
+      }
+    }
+    return true;
+  }
+
+  Trick& operator[](size_t vi) { return *tricks_[vi]; }
+
+ private:
+  const TrickDef& def_;
+  const size_t ci_;
+  const torch::Device device_;
+  const uint64_t seed_;
+  const double warmup_seconds_;
+  std::vector<std::unique_ptr<Trick>> tricks_;
+};
+
+// One variant of one case, as the rounds loop runs it.
+struct Runner {
+  TimingBackend& timing;
+  const TrickDef::Body& body;
+  Trick& trick;
+  double plant_factor;
+
+  double Time(int64_t iterations) const {
+    if (plant_factor <= 1) return timing.TimeSample(iterations, [&] { body(trick); });
+    return timing.TimeSample(iterations, [&] {
+      const Clock::time_point start = Clock::now();
+      body(trick);
+      const auto own = Clock::now() - start;
+      const auto until = start + std::chrono::duration_cast<Clock::duration>(own * plant_factor);
+      while (Clock::now() < until) {
+      }
+    });
+  }
+};
+
+// Grows the iteration count until one sample lasts about `min_time`: tenfold while a
+// sample is under a tenth of it, then scaled from the last measurement. The calibration
+// samples are not kept: they are also the last of the warm-up.
+int64_t Calibrate(const Runner& runner, double min_time) {
+  int64_t n = 1;
+  for (int attempt = 0; attempt < 40; ++attempt) {
+    const double t = runner.Time(n);
+    if (t >= min_time / 10 || n >= (int64_t{1} << 40)) {
+      if (t <= 0) return n;
+      return std::max<int64_t>(1, static_cast<int64_t>(std::llround(n * min_time / t)));
+    }
+    n *= 10;
+  }
+  return n;
+}
+
+// The order seed of a case: differs per case and per process, so that two processes of
+// one run_all do not repeat each other's orders, and is reproducible from the run's seed.
+uint64_t OrderSeed(uint64_t seed, int process, size_t case_index) {
+  uint64_t x = seed ^ (static_cast<uint64_t>(process) << 32) ^ (case_index * 0x9E3779B97F4A7C15ull);
+  x += 0x9E3779B97F4A7C15ull;  // splitmix64: nearby inputs give unrelated seeds
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+Json ErrorEntry(const std::string& name, const std::string& message) {
+  return {{"name", name},
+          {"run_name", name},
+          {"run_type", "iteration"},
+          {"error_occurred", true},
+          {"error_message", message}};
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
+bool Plant::Applies(const std::string& variant_name, bool is_baseline) const {
+  if (factor <= 1 || variant.empty()) return false;
+  return variant == "all" ? !is_baseline : variant == variant_name;
+}
+
+bool ParsePlant(const std::string& text, Plant* plant, std::string* error) {
+  const auto colon = text.rfind(':');
+  const std::string expected = " (expected VARIANT:FACTOR, e.g. optimized:1.10 or all:1.2)";
+  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size()) {
+    *error = "bad value for --plant_slowdown: '" + text + "'" + expected;
+    return false;
+  }
+  const std::string number = text.substr(colon + 1);
+  char* end = nullptr;
+  const double factor = std::strtod(number.c_str(), &end);
+  if (end != number.c_str() + number.size() || !(factor >= 1) || !(factor <= 100)) {
+    *error = "bad value for --plant_slowdown: '" + text + "': the factor must be a number from 1 to 100";
+    return false;
+  }
+  plant->variant = text.substr(0, colon);
+  plant->factor = factor;
+  return true;
+}
+
+std::string BenchmarkName(const TrickDef& def, const std::string& case_name,
+                          const std::string& variant) {
+  std::string name = "BM_" + def.id();
+  if (!case_name.empty()) name += "/" + case_name;
+  return name + "/" + variant;
+}
+
+Json BenchmarkEntries(const TrickDef& def, const std::vector<results::CaseRounds>& rounds,
+                      const std::vector<std::vector<std::map<std::string, double>>>& counters) {
+  Json out = Json::array();
+  int family = 0;
+  for (size_t ci = 0; ci < rounds.size(); ++ci) {
+    const results::CaseRounds& c = rounds[ci];
+    for (size_t vi = 0; vi < def.variants().size(); ++vi, ++family) {
+      const std::string name = BenchmarkName(def, c.case_name, def.variants()[vi].name);
+      const auto samples = c.Of(static_cast<int>(vi));
+      const std::map<std::string, double>& extra =
+          ci < counters.size() && vi < counters[ci].size() ? counters[ci][vi]
+                                                           : std::map<std::string, double>{};
+      const int reps = static_cast<int>(samples.size());
+      std::vector<double> ns, cpu;
+      for (const results::RoundSample* s : samples) {
+        Json e = {{"name", name},
+                  {"family_index", family},
+                  {"per_family_instance_index", 0},
+                  {"run_name", name},
+                  {"run_type", "iteration"},
+                  {"repetitions", reps},
+                  {"repetition_index", s->round},
+                  {"threads", 1},
+                  {"iterations", s->iterations},
+                  {"real_time", s->ns_per_iteration},
+                  {"cpu_time", s->cpu_ns_per_iteration},
+                  {"time_unit", "ns"}};
+        for (const auto& [k, v] : extra) {
+          if (k == "items_per_run") {
+            e["items_per_second"] = v * 1e9 / s->ns_per_iteration;
+          } else {
+            e[k] = v;
+          }
+        }
+        out.push_back(std::move(e));
+        ns.push_back(s->ns_per_iteration);
+        cpu.push_back(s->cpu_ns_per_iteration);
+      }
+      if (ns.empty()) continue;
+      auto mean = [](const std::vector<double>& v) {
+        double sum = 0;
+        for (double x : v) sum += x;
+        return sum / v.size();
+      };
+      auto stddev = [&](const std::vector<double>& v) {
+        if (v.size() < 2) return 0.0;
+        const double m = mean(v);
+        double ss = 0;
+        for (double x : v) ss += (x - m) * (x - m);
+        return std::sqrt(ss / (v.size() - 1));
+      };
+      const std::vector<std::pair<std::string, std::pair<double, double>>> aggregates = {
+          {"mean", {mean(ns), mean(cpu)}},
+          {"median", {Median(ns), Median(cpu)}},
+          {"stddev", {stddev(ns), stddev(cpu)}},
+          {"cv", {stddev(ns) / mean(ns), mean(cpu) > 0 ? stddev(cpu) / mean(cpu) : 0.0}}};
+      for (const auto& [agg, values] : aggregates) {
+        out.push_back({{"name", name + "_" + agg},
+                       {"family_index", family},
+                       {"per_family_instance_index", 0},
+                       {"run_name", name},
+                       {"run_type", "aggregate"},
+                       {"repetitions", reps},
+                       {"threads", 1},
+                       {"aggregate_name", agg},
+                       {"aggregate_unit", agg == "cv" ? "percentage" : "time"},
+                       {"iterations", reps},
+                       {"real_time", values.first},
+                       {"cpu_time", values.second},
+                       {"time_unit", "ns"}});
+      }
+    }
+  }
+  return out;
+}
+
+bool RunRounds(const TimedRunInput& in, TimingBackend& timing, TimedRun* run, std::string* error) {
+  const TrickDef& def = in.def;
+  Plant plant;
+  if (!in.opts.plant_slowdown.empty() && !ParsePlant(in.opts.plant_slowdown, &plant, error)) {
+    return false;
+  }
+  const double warmup = std::min(0.05, in.opts.min_time);
+  std::vector<std::vector<std::map<std::string, double>>> counters;
+  Json failures = Json::array();
+  for (size_t ci = 0; ci < def.cases().size(); ++ci) {
+    const std::string& case_name = def.cases()[ci];
+    const size_t nv = def.variants().size();
+    CaseInstances instances(def, ci, in.device, in.opts.seed, warmup);
+    std::string failed_variant;
+    if (!instances.Build(&failed_variant, error)) {
+      failures.push_back(ErrorEntry(BenchmarkName(def, case_name, failed_variant), *error));
+      *error = BenchmarkName(def, case_name, failed_variant) + ": " + *error;
+      run->benchmarks = failures;
+      return false;
+    }
+    std::vector<Runner> runners;
+    std::vector<std::map<std::string, double>> case_counters;
+    results::CaseRounds out;
+    out.case_name = case_name;
+    out.order_seed = OrderSeed(in.opts.seed, in.opts.process, ci);
+    for (size_t vi = 0; vi < nv; ++vi) {
+      const auto& spec = def.variants()[vi];
+      const double factor = plant.Applies(spec.name, vi == 0) ? plant.factor : 1.0;
+      runners.push_back({timing, spec.body, instances[vi], factor});
+      const VariantCheck& vc = in.checks.cases[ci].variants[vi];
+      std::map<std::string, double> c = vc.counters;
+      c["peak_bytes"] = static_cast<double>(vc.peak_bytes);
+      c["run_peak_bytes"] = static_cast<double>(vc.run_peak_bytes);
+      c["allocations_per_run"] = static_cast<double>(vc.allocations) / def.check_steps();
+      if (const int64_t items = instances[vi].ItemsPerRun(); items > 0) {
+        c["items_per_run"] = static_cast<double>(items);
+      }
+      case_counters.push_back(std::move(c));
+    }
+    const stats::RoundSchedule plan =
+        stats::ScheduleRounds(static_cast<int>(nv), in.opts.rounds, out.order_seed);
+    try {
+      for (size_t vi = 0; vi < nv; ++vi) {
+        NvtxRange calibrate(BenchmarkName(def, case_name, def.variants()[vi].name) + "/calibrate");
+        out.iterations.push_back(Calibrate(runners[vi], in.opts.min_time));
+      }
+      const Clock::time_point case_start = Clock::now();
+      for (size_t r = 0; r < plan.rounds.size(); ++r) {
+        for (size_t position = 0; position < nv; ++position) {
+          const int vi = plan.rounds[r][position];
+          NvtxRange measured(BenchmarkName(def, case_name, def.variants()[vi].name) + "/measured");
+          results::RoundSample s;
+          s.round = static_cast<int>(r);
+          s.position = static_cast<int>(position);
+          s.variant = vi;
+          s.iterations = out.iterations[vi];
+          s.start_seconds = Since(case_start);
+          const Interference before = SampleInterference();
+          const double seconds = runners[vi].Time(s.iterations);
+          const Interference d = SampleInterference() - before;
+          s.ns_per_iteration = std::max(seconds, 1e-12) * 1e9 / s.iterations;
+          s.cpu_ns_per_iteration = (d.user_seconds + d.system_seconds) * 1e9 / s.iterations;
+          s.involuntary_switches = d.involuntary_switches;
+          s.voluntary_switches = d.voluntary_switches;
+          s.minor_faults_per_iteration = static_cast<double>(d.minor_faults) / s.iterations;
+          s.steal_seconds = std::max(0.0, d.steal_seconds);
+          out.samples.push_back(s);
+        }
+      }
+    } catch (const std::exception& e) {
+      *error = case_name + ": threw: " + DescribeException(e);
+      failures.push_back(ErrorEntry(BenchmarkName(def, case_name, def.variants()[0].name), *error));
+      run->benchmarks = failures;
+      return false;
+    }
+    run->rounds.push_back(std::move(out));
+    counters.push_back(std::move(case_counters));
+  }
+  run->benchmarks = BenchmarkEntries(def, run->rounds, counters);
+  return true;
+}
+
+}  // namespace trickbench

@@ -1,0 +1,78 @@
+// The timed part of a run: paired, randomized rounds (randomized multiple interleaved
+// trials). Per case, every variant gets one fresh seeded instance, set up and warmed up
+// untimed, and an iteration count calibrated once so that one sample lasts about
+// --min_time; then --rounds rounds, and in each round every variant runs one sample, back
+// to back, in the order stats::ScheduleRounds draws from a seed that is recorded.
+//
+//   TimedRun run;
+//   std::string error;
+//   if (!RunRounds({def, checks, opts, device}, *timing, &run, &error)) ...
+//   // run.rounds: per case the samples (time, CPU time, interference) -> trickbench.rounds
+//   // run.benchmarks: the same samples as Google Benchmark "iteration" entries + aggregates
+//
+// Why rounds and not Google Benchmark's repetitions: on a shared machine the drift between
+// two moments (20-40 % here) is larger than most effects. Within a round the variants run
+// seconds apart, so the per-round ratio baseline/variant cancels drift that hits both, and
+// a random order per round turns order effects (warm caches, a throttled clock) into noise
+// both variants share. The statistics (stats/speedup.h) take one value per process, the
+// median of its rounds' log ratios, so a round hit by a preemption does not move it.
+//
+// Measurement is kept apart from the workload: the trick supplies its variant bodies;
+// instances, warm-up, calibration, the loop and the interference counters live here and
+// in the timing backend. Every benchmark is named BM_<id>[/<case>]/<variant>
+// (BenchmarkName) on every device, because names are how a report pairs timings with
+// checks.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/checks.h"
+#include "harness/options.h"
+#include "harness/timing.h"
+#include "harness/trick.h"
+#include "results/result_file.h"
+
+namespace trickbench {
+
+std::string BenchmarkName(const TrickDef& def, const std::string& case_name,
+                          const std::string& variant);
+
+struct TimedRunInput {
+  const TrickDef& def;
+  const CheckReport& checks;  // their memory figures become counters of every entry
+  const RunOptions& opts;
+  const torch::Device& device;
+};
+
+struct TimedRun {
+  std::vector<results::CaseRounds> rounds;            // one per case, in the trick's order
+  results::Json benchmarks = results::Json::array();  // Google Benchmark-style entries
+};
+
+// A slowdown planted for the noise study (--plant_slowdown=VARIANT:FACTOR): after each
+// iteration of a planted variant, busy-wait (factor - 1) times that iteration's own
+// time, inside the timed region. Busy, not asleep: a sleeping thread gives its core to
+// the machine, which changes the noise the study is measuring.
+struct Plant {
+  std::string variant;  // a variant name, or "all": every variant but the baseline
+  double factor = 1;
+  bool Applies(const std::string& variant_name, bool is_baseline) const;
+};
+
+// Parses "VARIANT:FACTOR" (FACTOR a number from 1 to 100). False with *error naming the
+// problem; the variant's existence is checked against the trick by the caller.
+bool ParsePlant(const std::string& text, Plant* plant, std::string* error);
+
+// Runs every case's rounds. False with *error set when a variant cannot be set up or
+// throws: run->benchmarks then holds an entry with error_occurred for it.
+bool RunRounds(const TimedRunInput& in, TimingBackend& timing, TimedRun* run, std::string* error);
+
+// Google Benchmark-style entries for the samples of `rounds` (one "iteration" entry per
+// round and variant, then mean, median, stddev and cv per benchmark), with `counters`
+// of each benchmark added to each of its entries. Exposed for tests.
+results::Json BenchmarkEntries(const TrickDef& def, const std::vector<results::CaseRounds>& rounds,
+                               const std::vector<std::vector<std::map<std::string, double>>>& counters);
+
+}  // namespace trickbench
