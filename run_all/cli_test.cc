@@ -94,7 +94,7 @@ TEST(RunAll, RecordsEveryOutcomeAndKeepsGoing) {
   for (const char* id : {"noop", "crash", "hang", "wrong_answer", "cuda_only"}) {
     cmd += " " + g_tricks[id];
   }
-  cmd += " --out_dir=" + dir + " --timeout=8 --min_time=0.001 --repetitions=2";
+  cmd += " --out_dir=" + dir + " --timeout=8 --min_time=0.001 --repetitions=2 --processes=1";
   const Proc p = Exec(cmd);
   EXPECT_EQ(p.exit_code, 1) << p.output;  // some tricks failed, the run itself completed
   EXPECT_NE(p.output.find("[1/5] noop"), std::string::npos) << p.output;
@@ -111,10 +111,10 @@ TEST(RunAll, RecordsEveryOutcomeAndKeepsGoing) {
   EXPECT_EQ(outcome["crash"], RunOutcome::kCrashed);
   EXPECT_EQ(outcome["hang"], RunOutcome::kTimeout);
   EXPECT_EQ(outcome["wrong_answer"], RunOutcome::kInvalid);
-  const bool cuda = Read(dir + "/cuda_only.json").find("\"cuda_available\": \"true\"") !=
+  const bool cuda = Read(dir + "/cuda_only.p1.json").find("\"cuda_available\": \"true\"") !=
                     std::string::npos;
   EXPECT_EQ(outcome["cuda_only"], cuda ? RunOutcome::kOk : RunOutcome::kSkipped);
-  EXPECT_TRUE(fs::exists(dir + "/crash.log"));
+  EXPECT_TRUE(fs::exists(dir + "/crash.p1.log"));
   EXPECT_NE(index.tricks[1].reason.find("signal 6"), std::string::npos) << index.tricks[1].reason;
   EXPECT_NE(p.output.find("run_all: report: "), std::string::npos) << p.output;
 
@@ -149,7 +149,7 @@ TEST(RunAll, RejectsUnknownTrickAndBadFlagsBeforeWritingAnything) {
     EXPECT_EQ(p.exit_code, 2) << flag << ": " << p.output;
     EXPECT_NE(p.output.find("run_all: noop rejected the forwarded flags: "), std::string::npos)
         << flag << ": " << p.output;
-    EXPECT_EQ(p.output.find("[1/2]"), std::string::npos) << "started a trick: " << p.output;
+    EXPECT_EQ(p.output.find("[1/"), std::string::npos) << "started a trick: " << p.output;
   }
   p = Exec(g_run_all + " " + g_tricks["noop"] + " --out_dir=/proc/forbidden");
   EXPECT_EQ(p.exit_code, 2) << p.output;
@@ -170,10 +170,10 @@ TEST(RunAll, ATrickThatRejectsTheFlagsMidRunStopsTheRun) {
                                    "echo 'trickbench: unknown flag --threads' >&2; exit 2");
   const std::string dir = Tmp("picky_run");
   const Proc p = Exec(g_run_all + " " + picky + " " + g_tricks["noop"] +
-                      " --threads=1 --out_dir=" + dir);
+                      " --threads=1 --processes=1 --out_dir=" + dir);
   EXPECT_EQ(p.exit_code, 2) << p.output;
   EXPECT_NE(p.output.find("run_all: picky rejected the forwarded flags; stopping (see " +
-                          fs::canonical(dir).string() + "/picky.log)"),
+                          fs::canonical(dir).string() + "/picky.p1.log)"),
             std::string::npos)
       << p.output;
   EXPECT_EQ(p.output.find("[2/2]"), std::string::npos) << "went on after a usage error";
@@ -197,6 +197,168 @@ TEST(RunAll, HelpListsTheFlags) {
   EXPECT_EQ(p.exit_code, 0);
   EXPECT_EQ(p.output.rfind("usage: bazel run //benches:run_all", 0), 0u) << p.output;
   EXPECT_NE(p.output.find("--flush_l2"), std::string::npos);  // tools/gpu_run.sh looks for it
+}
+
+// (id, process) of each index entry, in the order they ran.
+std::vector<std::string> Processes(const results::RunIndex& index) {
+  std::vector<std::string> out;
+  for (const auto& t : index.tricks) out.push_back(t.id + ".p" + std::to_string(t.process));
+  return out;
+}
+
+TEST(RunAll, RunsEachTrickInSeveralProcessesRoundRobinAndNotAgainAfterASkip) {
+  const std::string dir = Tmp("processes");
+  const Proc p = Exec(g_run_all + " " + g_tricks["noop"] + " " + g_tricks["wrong_answer"] + " " +
+                      g_tricks["cuda_only"] + " --processes=3 --min_time=0.001 --out_dir=" + dir);
+  const results::RunIndex index = results::ReadRunIndex(dir + "/index.json");
+  const bool cuda = Read(dir + "/cuda_only.p1.json").find("\"cuda_available\": \"true\"") !=
+                    std::string::npos;
+  EXPECT_EQ(p.exit_code, 1) << p.output;  // wrong_answer is invalid
+  EXPECT_EQ(index.processes, 3);
+  EXPECT_TRUE(index.complete);
+  // Round-robin; wrong_answer (invalid) and, without CUDA, cuda_only (skipped) in
+  // process 1 are not run again.
+  EXPECT_EQ(Processes(index),
+            cuda ? (std::vector<std::string>{"noop.p1", "wrong_answer.p1", "cuda_only.p1",
+                                             "noop.p2", "cuda_only.p2", "noop.p3", "cuda_only.p3"})
+                 : (std::vector<std::string>{"noop.p1", "wrong_answer.p1", "cuda_only.p1",
+                                             "noop.p2", "noop.p3"}))
+      << p.output;
+  EXPECT_NE(p.output.find("wrong_answer invalid in process 1: not run again"), std::string::npos)
+      << p.output;
+  if (!cuda) {
+    EXPECT_NE(p.output.find("cuda_only skipped in process 1: not run again"), std::string::npos)
+        << p.output;
+  }
+  EXPECT_FALSE(fs::exists(dir + "/wrong_answer.p2.log"));
+  // Each process wrote its own result and log, named in the index, and was told which
+  // process it is.
+  for (const auto& t : index.tricks) {
+    if (t.id != "noop") continue;
+    const std::string stem = "noop.p" + std::to_string(t.process);
+    EXPECT_EQ(t.outcome, RunOutcome::kOk) << stem << ": " << t.reason;
+    EXPECT_EQ(t.result, stem + ".json");
+    EXPECT_EQ(t.log, stem + ".log");
+    EXPECT_TRUE(fs::exists(dir + "/" + t.log)) << t.log;
+    const std::string result = Read(dir + "/" + stem + ".json");
+    EXPECT_NE(result.find("\"process\": " + std::to_string(t.process)), std::string::npos)
+        << stem << " does not record its process";
+  }
+  // The machine around the run (Linux has a load average; steal and switches counted).
+  EXPECT_GE(index.machine.load_start, 0);
+  EXPECT_GE(index.machine.load_end, 0);
+  EXPECT_GE(index.machine.steal_seconds, 0);
+  EXPECT_GE(index.machine.involuntary_switches, 0);
+  EXPECT_FALSE(index.ab.has_value());
+}
+
+// Fake trick binaries for an A/B session: each appends "<build> <id> <process>" to
+// `order_file` and fails (no result), which is enough to see what ran when.
+std::string FakeBuild(const std::string& name, const std::string& order_file,
+                      const std::vector<std::string>& ids) {
+  const std::string dir = Tmp(name);
+  for (const auto& id : ids) {
+    Script(dir, id,
+           "for a in \"$@\"; do case \"$a\" in --process=*) k=${a#--process=};; esac; done\n"
+           "echo \"" + name + " " + id + " $k\" >> " + order_file + "\nexit 1");
+  }
+  return dir;
+}
+
+std::vector<std::string> Lines(const std::string& path) {
+  std::vector<std::string> out;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+TEST(RunAll, AbSessionInterleavesTheBuildsInTheSeedsAbbaOrderAndRecordsIt) {
+  const std::string order_file = Tmp("ab_order") + "/order";
+  // "c" only in the old build: not run.
+  const std::string old_dir = FakeBuild("old", order_file, {"a", "b", "c"});
+  const std::string new_dir = FakeBuild("new", order_file, {"a", "b"});
+  auto session = [&](const std::string& dir, const std::string& seed_flag) {
+    std::remove(order_file.c_str());
+    const Proc p = Exec(g_run_all + " --ab=" + old_dir + "," + new_dir + " --processes=3" +
+                        seed_flag + " --out_dir=" + dir);
+    EXPECT_EQ(p.exit_code, 1) << p.output;  // every fake trick fails
+    return p;
+  };
+  const std::string dir = Tmp("ab_run");
+  const Proc p = session(dir, "");
+  const results::RunIndex old_index = results::ReadRunIndex(dir + "/old/index.json");
+  const results::RunIndex new_index = results::ReadRunIndex(dir + "/new/index.json");
+  ASSERT_TRUE(old_index.ab.has_value());
+  ASSERT_TRUE(new_index.ab.has_value());
+  EXPECT_EQ(old_index.ab->role, "old");
+  EXPECT_EQ(new_index.ab->role, "new");
+  EXPECT_EQ(old_index.ab->seed, new_index.ab->seed);
+  EXPECT_EQ(old_index.ab->order, new_index.ab->order);
+  EXPECT_EQ(old_index.ab->old_bin_dir, fs::absolute(old_dir).string());
+  EXPECT_EQ(old_index.ab->new_bin_dir, fs::absolute(new_dir).string());
+  EXPECT_NE(p.output.find("A/B order seed " + std::to_string(old_index.ab->seed)),
+            std::string::npos)
+      << p.output;
+  // Each side: every trick in both builds, 3 processes, round-robin, its own files.
+  for (const auto* index : {&old_index, &new_index}) {
+    EXPECT_TRUE(index->complete);
+    EXPECT_EQ(Processes(*index),
+              (std::vector<std::string>{"a.p1", "b.p1", "a.p2", "b.p2", "a.p3", "b.p3"}));
+    EXPECT_EQ(index->processes, 3);
+  }
+  EXPECT_TRUE(fs::exists(dir + "/old/a.p2.log"));
+  EXPECT_TRUE(fs::exists(dir + "/new/b.p3.log"));
+  // What ran, in order: pairs of one trick process, the builds as ab.order says, ABBA.
+  const std::vector<std::string> ran = Lines(order_file);
+  ASSERT_EQ(ran.size(), 12u);
+  ASSERT_EQ(old_index.ab->order.size(), 12u);
+  const std::vector<std::string> pairs = {"a 1", "b 1", "a 2", "b 2", "a 3", "b 3"};
+  for (size_t i = 0; i < ran.size(); ++i) {
+    EXPECT_EQ(ran[i], old_index.ab->order[i] + " " + pairs[i / 2]) << i;
+    if (i % 4 < 2) {  // ABBA: the first pair of each two is mirrored by the second
+      EXPECT_EQ(old_index.ab->order[i], old_index.ab->order[i + 3 - 2 * (i % 4)]) << i;
+    }
+  }
+  // The recorded seed replays the order.
+  const std::string again = Tmp("ab_again");
+  session(again, " --ab_seed=" + std::to_string(old_index.ab->seed));
+  EXPECT_EQ(Lines(order_file), ran);
+  EXPECT_EQ(results::ReadRunIndex(again + "/new/index.json").ab->order, old_index.ab->order);
+}
+
+TEST(RunAll, AbSessionWithRealTricksWritesTwoCompleteRunFolders) {
+  const std::string old_dir = Tmp("ab_real_old"), new_dir = Tmp("ab_real_new");
+  for (const auto& d : {old_dir, new_dir}) fs::create_symlink(fs::absolute(g_tricks["noop"]), d + "/noop");
+  const std::string dir = Tmp("ab_real");
+  const Proc p = Exec(g_run_all + " --ab=" + old_dir + "," + new_dir +
+                      " --processes=2 --ab_seed=5 --min_time=0.001 --out_dir=" + dir);
+  EXPECT_EQ(p.exit_code, 0) << p.output;
+  for (const char* side : {"old", "new"}) {
+    const std::string sub = dir + "/" + side;
+    const results::RunIndex index = results::ReadRunIndex(sub + "/index.json");
+    EXPECT_EQ(index.ab->seed, 5);
+    EXPECT_EQ(index.out_dir, fs::canonical(sub).string());
+    EXPECT_EQ(Processes(index), (std::vector<std::string>{"noop.p1", "noop.p2"}));
+    for (const char* f : {"/noop.p1.json", "/noop.p2.json", "/report.json", "/report.md"}) {
+      EXPECT_TRUE(fs::exists(sub + f)) << sub + f;
+    }
+  }
+  EXPECT_NE(p.output.find("compare them: bazel run //reports:compare -- "), std::string::npos)
+      << p.output;
+}
+
+TEST(RunAll, AbSessionBadFoldersAreNamed) {
+  const std::string empty = Tmp("ab_empty"), other = Tmp("ab_other");
+  Proc p = Exec(g_run_all + " --ab=" + empty + "," + other);
+  EXPECT_EQ(p.exit_code, 2);
+  EXPECT_NE(p.output.find("run_all: --ab: no trick binary is in both " + empty + " and " + other),
+            std::string::npos)
+      << p.output;
+  p = Exec(g_run_all + " --ab=/nonexistent," + other);
+  EXPECT_EQ(p.exit_code, 2);
+  EXPECT_NE(p.output.find("run_all: --ab: /nonexistent is not a folder of trick binaries"),
+            std::string::npos)
+      << p.output;
 }
 
 // run_all started in the background, as a shell or a CI job's time limit sees it.
@@ -239,7 +401,7 @@ void InterruptedRunLeavesNothingRunningAndAnIncompleteIndex(int signal,
   const std::string dir = Tmp("interrupted_" + name);
   const std::string pidfile = Tmp("interrupted_pid_" + name) + "/hang.pid";
   Background run({g_run_all, g_tricks["hang"], g_tricks["noop"], "--out_dir=" + dir,
-                  "--timeout=120", "--min_time=0.001"},
+                  "--timeout=120", "--min_time=0.001", "--processes=1"},
                  Tmp("interrupted_out_" + name) + "/output", pidfile);
   ASSERT_GT(run.pid, 0);
 
@@ -259,7 +421,8 @@ void InterruptedRunLeavesNothingRunningAndAnIncompleteIndex(int signal,
   const int exit_status = run.Wait(30);
   const std::string output = Read(run.output_path);
   EXPECT_EQ(exit_status, 128 + signal) << output;
-  EXPECT_NE(output.find("run_all: " + name + ": stopped after 1 of 2 tricks; index (incomplete)"),
+  EXPECT_NE(output.find("run_all: " + name +
+                        ": stopped after 1 of 2 trick processes; index (incomplete)"),
             std::string::npos)
       << output;
   // Nothing of the trick's group is left: neither the trick nor its child.
@@ -274,7 +437,7 @@ void InterruptedRunLeavesNothingRunningAndAnIncompleteIndex(int signal,
   EXPECT_EQ(index.tricks[0].id, "hang");
   EXPECT_EQ(index.tricks[0].outcome, RunOutcome::kInterrupted);
   EXPECT_EQ(index.tricks[0].reason, "run_all got " + name + " and stopped it");
-  EXPECT_FALSE(fs::exists(dir + "/noop.log"));
+  EXPECT_FALSE(fs::exists(dir + "/noop.p1.log"));
   for (const auto& f : Files(dir)) EXPECT_EQ(f.find(".tmp"), std::string::npos) << f;
 }
 

@@ -1,5 +1,6 @@
 #include "run_all/options.h"
 
+#include <cstdint>
 #include <set>
 
 #include "common/flags.h"
@@ -11,50 +12,75 @@ namespace {
 
 constexpr char kHeader[] = R"(usage: bazel run //benches:run_all -- [flags]
 
-Runs every trick binary in its own process, one after another, each with a time
-limit; records each one's outcome and keeps going. Results land in one folder:
-<id>.json, <id>.log, index.json (rewritten after each trick; "complete": true once the
-run is over) and the report (report.json, report.md, report.html).
+Runs every trick binary in P fresh processes (--processes), one process at a time,
+round-robin over the tricks (a p1, b p1, ..., a p2, b p2, ...) so that what differs
+between processes (allocation layout, page placement, CPU frequency) and drift over
+the run become measured variance; each process has a time limit, its outcome is
+recorded and the run keeps going. A trick skipped (needs CUDA) or invalid in its
+process 1 is not run again. Results land in one folder: <id>.p<k>.json and
+<id>.p<k>.log per process k, index.json (rewritten after each process; "complete":
+true once the run is over; with the machine's load and steal at the start and end)
+and the report (report.json, report.md, report.html).
+
+A/B session (--ab=OLD_BIN_DIR,NEW_BIN_DIR): two builds' trick binaries (folders like
+bazel-bin/benches; the tricks are those given to run_all, or with none given every
+executable file in OLD_BIN_DIR, that are in both folders) run in one session: for
+each trick process, the old build's and the new build's processes back to back, in
+ABBA order (old,new then new,old, or the mirror, per two pairs, drawn from the seed,
+which is printed and recorded). The run folder holds old/ and new/, each a complete
+run folder with its index (same ab.seed) and report, for
+  bazel run //reports:compare -- RUN/old/report.json RUN/new/report.json
 Outcomes: )";
 
 constexpr char kFooter[] = R"(  --benchmark_*=...    forwarded to every trick binary (Google Benchmark's flags)
 
 SIGINT (Ctrl-C) or SIGTERM stops the running trick (its whole process group), records
 it and the run as interrupted in index.json ("complete": false) and exits 128+signal.
-Exit status: 0 when every trick was measured or skipped, 1 when any was invalid,
-failed, crashed or timed out (all results are still written), 2 bad command line.
+Exit status: 0 when every trick process was measured or skipped, 1 when any was
+invalid, failed, crashed or timed out (all results are still written), 2 bad command
+line. run_all sets each trick's --out and --process itself.
 )";
 
 constexpr char kForwarded[] = "forwarded to every trick binary (see its --help)";
 
 // Flags run_all hands on verbatim: the trick binary's options parse them.
 const std::set<std::string>& ForwardedNames() {
-  static const std::set<std::string> names = {"min_time", "repetitions", "threads", "seed",
-                                              "device",   "check_only",  "flush_l2"};
+  static const std::set<std::string> names = {"min_time", "repetitions",    "rounds",
+                                              "threads",  "seed",           "device",
+                                              "check_only", "flush_l2",     "plant_slowdown"};
   return names;
 }
 
 // Where the forwarded values land while parsing: only their spelling matters.
 struct ForwardedValues {
-  std::string min_time, repetitions, threads, seed, device;
+  std::string min_time, repetitions, rounds, threads, seed, device, plant_slowdown;
   bool check_only = false, flush_l2 = false;
 };
 
-void Declare(Flags* flags, Options* o, ForwardedValues* fwd, std::vector<std::string>* pass) {
+void Declare(Flags* flags, Options* o, ForwardedValues* fwd, std::vector<std::string>* pass,
+             std::string* ab, uint64_t* ab_seed) {
   flags->String("out_dir", &o->out_dir,
                 "output folder (default: results/run-<UTC time> under the workspace\n"
                 "when run by `bazel run`, else under the current folder)")
-      .Seconds("timeout", &o->timeout, 86400, "time limit per trick (default 300)")
+      .Seconds("timeout", &o->timeout, 86400, "time limit per trick process (default 300)")
+      .Int("processes", &o->processes, 1, 1000,
+           "fresh processes per trick (default " + std::to_string(kDefaultProcesses) +
+               "); each gets --process=K")
+      .String("ab", ab, "OLD_BIN_DIR,NEW_BIN_DIR: an A/B session of two builds (above)")
+      .Uint64("ab_seed", ab_seed, "seed of the A/B order (default: from the clock, printed)")
       .List("only", &o->only, "run only these tricks")
       .List("skip", &o->skip, "run all but these")
       .Bool("list", &o->list, "print the trick ids and exit")
       .Bool("help", &o->help, "this text")
       .String("min_time", &fwd->min_time, kForwarded)
+      .String("rounds", &fwd->rounds, kForwarded)
       .String("repetitions", &fwd->repetitions, kForwarded)
       .String("threads", &fwd->threads, kForwarded)
       .String("seed", &fwd->seed, kForwarded)
       .String("device", &fwd->device, kForwarded)
       .Bool("check_only", &fwd->check_only, kForwarded)
+      .String("plant_slowdown", &fwd->plant_slowdown,
+              "VARIANT:FACTOR, forwarded (a noise study's planted slowdown)")
       .Bool("flush_l2", &fwd->flush_l2, "forwarded to every trick binary (CUDA builds)")
       .PassThrough("--benchmark_", pass)
       .Positional(&o->binaries);
@@ -66,9 +92,33 @@ bool ParseOptions(const std::vector<std::string>& args, Options* options, std::s
   Options parsed;
   ForwardedValues fwd;
   std::vector<std::string> pass;
+  std::string ab;
+  uint64_t ab_seed = 0;
   Flags flags("run_all");
-  Declare(&flags, &parsed, &fwd, &pass);
+  Declare(&flags, &parsed, &fwd, &pass, &ab, &ab_seed);
   if (!flags.Parse(args, error)) return false;
+  if (!ab.empty()) {
+    const auto comma = ab.find(',');
+    if (comma == std::string::npos || comma == 0 || comma + 1 == ab.size() ||
+        ab.find(',', comma + 1) != std::string::npos) {
+      *error = "bad value for --ab: '" + ab + "' (expected OLD_BIN_DIR,NEW_BIN_DIR)";
+      return false;
+    }
+    parsed.ab_old_dir = ab.substr(0, comma);
+    parsed.ab_new_dir = ab.substr(comma + 1);
+  }
+  if (flags.Given("ab_seed")) {
+    if (ab.empty()) {
+      *error = "--ab_seed needs --ab";
+      return false;
+    }
+    // The index stores it as a JSON integer a signed reader can hold.
+    if (ab_seed > static_cast<uint64_t>(INT64_MAX)) {
+      *error = "bad value for --ab_seed: '" + std::to_string(ab_seed) + "' (at most 2^63-1)";
+      return false;
+    }
+    parsed.ab_seed = ab_seed;
+  }
   for (const std::string& arg : flags.Seen()) {
     const std::string name = arg.substr(2, arg.find('=') - 2);
     if (ForwardedNames().count(name) || arg.rfind("--benchmark_", 0) == 0) {
@@ -83,8 +133,10 @@ std::string Usage() {
   Options o;
   ForwardedValues fwd;
   std::vector<std::string> pass;
+  std::string ab;
+  uint64_t ab_seed = 0;
   Flags flags("run_all");
-  Declare(&flags, &o, &fwd, &pass);
+  Declare(&flags, &o, &fwd, &pass, &ab, &ab_seed);
   std::string outcomes;
   for (const results::RunOutcome outcome : results::AllRunOutcomes()) {
     outcomes += (outcomes.empty() ? "" : ", ") + results::Name(outcome);

@@ -11,11 +11,18 @@
 // of what --threads or --device accept.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace trickbench {
 namespace run_all {
+
+// Processes per trick when --processes is not given: the one place that says it. Five
+// fresh processes turn process-level effects (allocation layout, page placement, CPU
+// frequency) into measured variance while the default run stays within its budget.
+inline constexpr int kDefaultProcesses = 5;
 
 struct Options {
   std::vector<std::string> binaries;  // trick binaries; the id is the file name
@@ -24,7 +31,13 @@ struct Options {
   std::vector<std::string> only, skip;
   bool list = false;
   bool help = false;
+  int processes = kDefaultProcesses;  // fresh processes per trick, round-robin over tricks
+  // --ab=OLD_BIN_DIR,NEW_BIN_DIR: an A/B session of two builds' trick binaries.
+  std::string ab_old_dir, ab_new_dir;
+  std::optional<uint64_t> ab_seed;   // --ab_seed; none: drawn from the clock
   std::vector<std::string> forward;  // for every trick binary, verbatim, in order
+
+  bool ab() const { return !ab_old_dir.empty(); }
 };
 
 // False with one line in *error (without the "run_all: " prefix) on a bad command line.

@@ -25,17 +25,23 @@ std::string LastLines(const std::string& path, int n) {
   return out;
 }
 
-results::IndexEntry Classify(const std::string& id, const ChildExit& exit,
+std::string FileStem(const std::string& id, int process) {
+  return id + ".p" + std::to_string(process);
+}
+
+results::IndexEntry Classify(const std::string& id, int process, const ChildExit& exit,
                              const std::string& dir, double timeout_seconds) {
   using results::ResultStatus;
   using results::RunOutcome;
   results::IndexEntry entry;
   entry.id = id;
-  entry.log = id + ".log";
+  entry.process = process;
+  const std::string stem = FileStem(id, process);
+  entry.log = stem + ".log";
   entry.exit_code = exit.exited ? exit.exit_code : -1;
   entry.seconds = exit.seconds;
   const std::string log = dir + "/" + entry.log;
-  const std::string result_path = dir + "/" + id + ".json";
+  const std::string result_path = dir + "/" + stem + ".json";
 
   // The result file, if there is a well-formed one.
   std::optional<results::TrickResult> result;
@@ -43,7 +49,7 @@ results::IndexEntry Classify(const std::string& id, const ChildExit& exit,
   if (std::filesystem::exists(result_path)) {
     try {
       result = results::ReadResultFile(result_path).trickbench;
-      entry.result = id + ".json";
+      entry.result = stem + ".json";
     } catch (const results::InputError& e) {
       rejected = e.what();
     }

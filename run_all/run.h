@@ -1,15 +1,19 @@
-// run_all: every trick binary in its own process, one after another, with a time limit.
+// run_all: every trick binary in several fresh processes, one process at a time,
+// round-robin over the tricks (plan.h), each with a time limit.
 //
 //   bazel run //benches:run_all                          # every trick, default budget
-//   bazel run //benches:run_all -- --only=channels_last,no_grad_inference --min_time=0.5
+//   bazel run //benches:run_all -- --only=channels_last,no_grad_inference --processes=3
+//   bazel run //benches:run_all -- --ab=/tmp/old-bin,bazel-bin/benches   # A/B session
 //
 // Bazel passes the trick binaries as leading arguments (benches/BUILD); the user's
-// flags follow (options.h). A trick that crashes, hangs or fails is recorded with its
-// outcome (outcome.h) and the others still run. Everything lands in one folder:
-// <id>.json (the trick's result), <id>.log (its output), index.json (results/run_index.h)
-// and the report (reports/).
+// flags follow (options.h). A trick process that crashes, hangs or fails is recorded
+// with its outcome (outcome.h) and the others still run. Everything lands in one folder:
+// <id>.p<k>.json (process k's result), <id>.p<k>.log (its output), index.json
+// (results/run_index.h: one entry per process, the machine's load and steal) and the
+// report (reports/). An A/B session writes two such folders, old/ and new/, whose
+// processes interleave in the seeded ABBA order of plan.h.
 //
-// The index is written before the first trick starts and rewritten after each one, so
+// The index is written before the first process starts and rewritten after each one, so
 // a run that is stopped, however, leaves an index saying what was done; SIGINT and
 // SIGTERM are caught (interrupt.h), passed on to the running trick's process group,
 // and end the run with the index marked incomplete and exit status 128+signal.
