@@ -11,15 +11,20 @@
 #include <string>
 
 #include "reports/report.h"
+#include "stats/speedup.h"
 
 namespace trickbench {
 namespace reports {
 
 // The statistical settings every report states (and SCHEMA.md explains).
-inline constexpr double kAlpha = 0.05;           // U test level; CI is 1 - alpha
-inline constexpr double kNoiseThreshold = 0.10;  // relative IQR above this = noisy
-inline constexpr double kNoEffectBand = 0.05;    // |speedup - 1| within 5 % = no effect
-inline constexpr int kMaxRepetitionsAdvice = 1000;
+inline constexpr double kAlpha = 0.05;               // test level; intervals are 1 - alpha
+inline constexpr double kImpreciseHalfWidth = 0.10;  // relative half-width above = imprecise
+inline constexpr double kNoEffectBand = 0.05;        // |speedup - 1| within 5 % = no effect
+inline constexpr int kMaxRepetitionsAdvice = 1000;   // schema 1 advice
+// Shown beside a variant's times when reached: it allocates fresh pages (whose faults
+// cost more than many kernels) or it was preempted during most samples.
+inline constexpr double kManyFaultsPerIteration = 1;
+inline constexpr double kManySwitchesPerSample = 1;
 
 // Which parts of a claim a verdict judges (see SCHEMA.md "Claims"): memory when the
 // claim speaks of memory or size, time when it speaks of speed or time, or when it
@@ -27,8 +32,14 @@ inline constexpr int kMaxRepetitionsAdvice = 1000;
 void ClassifyClaim(const std::string& claim, bool* time, bool* memory);
 
 // Statistics, effects and verdicts of a trick from its variants and outcome. Idempotent:
-// every derived field is recomputed.
+// every derived field is recomputed. The speedups' bootstraps are seeded from the trick's
+// seed, id, case and variant, so re-rendering a run gives the same report.
 void Analyze(Trick* trick);
+
+// A timed effect as stats::Speedup, for stats::CompareSpeedups. Schema 1 effects get
+// the standard error their Hodges-Lehmann interval implies (half its log width over
+// the normal quantile) and repetitions - 1 degrees of freedom.
+stats::Speedup SpeedupOf(const VariantEffect& effect);
 
 }  // namespace reports
 }  // namespace trickbench

@@ -29,10 +29,15 @@ into --out_dir (default RUN_DIR). Exit status: 0 written, 2 bad input (nothing w
 constexpr char kCompareUsage[] = R"(usage: bazel run //reports:compare -- OLD NEW [flags]
 
 OLD and NEW are two report.json files or two per-trick result files (not one of each).
-Prints, per benchmark, old vs new median time, the change with its 95% interval and
-Mann-Whitney U p-value, the geometric mean, tricks on one side only, and a warning when
-the environments differ (device, LibTorch, threads, BLAS, determinism). Exit status: 0
-done, 1 regression (with --fail_on_regression), 2 bad input (nothing written).
+Per setting, the change of its speedup over its baseline (new/old, interval, p), with
+Holm's correction over all settings and one of four outcomes: faster or slower (corrected
+p < --alpha and beyond --min_effect), unchanged (interval inside +-min_effect), unknown
+(with the processes and rounds that would settle it). Absolute times are tested only
+when OLD and NEW are old/report.json and new/report.json of one A/B session (run_all
+--ab), over the pairs of processes; otherwise shown, not tested. Warns when the
+environments (device, LibTorch, threads, BLAS, determinism) or the machine's state
+(load, steal, preemptions) differ. Exit status: 0 done, 1 regression (with
+--fail_on_regression), 2 bad input (nothing written).
 
 )";
 
@@ -106,22 +111,25 @@ int ReportMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   const ReportCounts n = Count(report);
   out << "report: " << n.tricks << " tricks: " << n.holds << " hold, " << n.does_not_hold
       << " do not hold here, " << n.inconclusive << " inconclusive, " << n.not_applicable
-      << " not applicable (" << n.noisy << " noisy)\n";
+      << " not applicable; " << n.imprecise << " of " << n.settings << " timed settings imprecise\n";
   for (const auto& p : paths) out << "report: wrote " << p << "\n";
   return 0;
 }
 
 int CompareMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  std::string md_path, html_path;
-  double fail_percent_value = 0;
+  std::string md_path, html_path, alpha_text;
+  double fail_percent_value = 0, min_effect_percent = 5;
   bool help = false;
   std::vector<std::string> files;
   Flags flags("compare");
   flags.String("md", &md_path, "write Markdown to this file (default: Markdown on stdout)")
       .String("html", &html_path, "write a self-contained HTML page to this file")
       .Percent("fail_on_regression", &fail_percent_value,
-               "exit 1 when a benchmark is significantly (p < 0.05, not noisy)\n"
-               "slower by more than PCT percent")
+               "exit 1 when a setting's speedup (or, in an A/B session, a benchmark's\n"
+               "time) has the outcome slower and is worse by more than PCT percent")
+      .String("alpha", &alpha_text, "level of the Holm-corrected tests, in (0, 1) (default 0.05)")
+      .Percent("min_effect", &min_effect_percent,
+               "changes within +-PCT percent are not worth a verdict (default 5)")
       .Bool("help", &help, "this text")
       .Positional(&files);
   std::string error;
@@ -132,6 +140,17 @@ int CompareMain(const std::vector<std::string>& args, std::ostream& out, std::os
   if (help) {
     out << kCompareUsage << flags.Help();
     return 0;
+  }
+  stats::DecisionRule rule;
+  rule.min_effect = min_effect_percent / 100;
+  if (flags.Given("alpha")) {
+    char* end = nullptr;
+    rule.alpha = std::strtod(alpha_text.c_str(), &end);
+    if (*end != '\0' || !(rule.alpha > 0 && rule.alpha < 1)) {
+      err << "compare: bad value for --alpha: '" << alpha_text
+          << "' (expected a level in (0, 1), e.g. 0.05)\n";
+      return kExitBadInput;
+    }
   }
   if (!md_path.empty()) md_path = UserPath(md_path);
   if (!html_path.empty()) html_path = UserPath(html_path);
@@ -159,7 +178,7 @@ int CompareMain(const std::vector<std::string>& args, std::ostream& out, std::os
     err << "compare: " << e.what() << "\n";
     return kExitBadInput;
   }
-  const ReportDiff diff = CompareReports(old_report, new_report);
+  const ReportDiff diff = CompareReports(old_report, new_report, rule);
   const doc::Document document = DiffDocument(diff, fail_percent);
   const std::string md = doc::PrintMarkdown(document);
   if (!md_path.empty() && !WriteFileAtomically(md_path, md, &error)) {
@@ -173,9 +192,9 @@ int CompareMain(const std::vector<std::string>& args, std::ostream& out, std::os
   if (md_path.empty() && html_path.empty()) out << md;
   if (!md_path.empty()) out << "compare: wrote " << md_path << "\n";
   if (!html_path.empty()) out << "compare: wrote " << html_path << "\n";
-  if (fail_percent && SignificantRegressions(diff, *fail_percent) > 0) {
-    err << "compare: " << SignificantRegressions(diff, *fail_percent)
-        << " significant regression(s) beyond " << *fail_percent << "%\n";
+  if (fail_percent && Regressions(diff, *fail_percent) > 0) {
+    err << "compare: " << Regressions(diff, *fail_percent) << " regression(s) beyond "
+        << *fail_percent << "% (outcome slower after Holm's correction)\n";
     return kExitRegression;
   }
   return 0;

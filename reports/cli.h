@@ -3,8 +3,9 @@
 //
 //   bazel run //reports:report -- RUN_DIR [--out_dir=DIR]
 //   bazel run //reports:compare -- OLD NEW [--md=PATH] [--html=PATH] [--fail_on_regression=PCT]
+//                                          [--alpha=0.05] [--min_effect=PCT]
 //
-// Exit codes: 0 done, 1 compare found a significant regression beyond
+// Exit codes: 0 done, 1 compare found a regression (outcome slower) beyond
 // --fail_on_regression (or a file could not be written), 2 bad command line or bad
 // input (one line on `err` naming the file and the field; nothing written).
 #pragma once

@@ -1,12 +1,23 @@
-// Comparing two reports (or two per-trick result files): per benchmark, old vs new
-// median time with its change, a Mann-Whitney U test and an interval; the geometric
-// mean of the changes; tricks on one side only; and warnings when the environments
-// differ in ways that make the numbers incomparable.
+// Comparing two reports (or two per-trick result files), old -> new, with a decision
+// per setting whose false alarms stay at alpha over the whole comparison.
 //
-//   const ReportDiff diff = CompareReports(LoadReportOrResult("old.json"),   // load.h
-//                                          LoadReportOrResult("new.json"));
+//   const Report o = LoadReportOrResult("old/report.json"), n = LoadReportOrResult("new/report.json");
+//   const ReportDiff diff = CompareReports(o, n, {/*alpha=*/0.05, /*min_effect=*/0.05});
 //   std::cout << doc::PrintMarkdown(DiffDocument(diff, /*fail_percent=*/10.0));
-//   if (SignificantRegressions(diff, 10.0) > 0) return 1;   // --fail_on_regression=10
+//   if (Regressions(diff, 10.0) > 0) return 1;   // --fail_on_regression=10
+//
+// What is tested, and why:
+// - primary, per setting (trick, case, variant): the change of its speedup over its
+//   baseline (stats::CompareSpeedups), which cancels the drift that hits both variants of
+//   a run alike; Holm over all settings and three outcomes (stats::Decide): faster /
+//   slower (corrected p < alpha and beyond min_effect), unchanged (interval inside
+//   +-min_effect), unknown (with the processes and rounds that would settle it);
+// - absolute times per benchmark: two sessions differ by the machine's drift (20-40 %
+//   here), which no test over one session's samples sees, so they are tested only when
+//   the two reports are the two sides of one A/B session (run_all --ab: same seed, roles
+//   old and new), over the pairs of processes (stats::ComparePaired), Holm over the
+//   benchmarks; otherwise shown, not tested, with a note;
+// - environment and machine-state differences are named (load, steal, preemptions).
 #pragma once
 
 #include <optional>
@@ -15,25 +26,34 @@
 
 #include "reports/document.h"
 #include "reports/report.h"
+#include "stats/speedup.h"
 
 namespace trickbench {
 namespace reports {
 
-// One benchmark (a variant of a case of a trick) in both reports: how its time changed.
-struct BenchmarkChange {
+// One setting's speedup over its baseline, old and new. change.ratio = new speedup /
+// old speedup: above 1 the optimized variant gained on its baseline ("faster").
+struct SpeedupChange {
+  std::string trick, case_name, variant;
+  double old_speedup = 0, old_low = 0, old_high = 0;
+  double new_speedup = 0, new_low = 0, new_high = 0;
+  std::string old_method, new_method;
+  std::string old_verdict, new_verdict;
+  stats::Change change;
+  // Unknown outcomes: what both sides would need (stats::ToSettle); unset when a side
+  // has no rounds (schema 1) or it is out of reach.
+  std::optional<int> processes_to_settle, rounds_to_settle;
+};
+
+// One benchmark's absolute time (a variant of a case, baselines included).
+struct TimeChange {
   std::string trick, case_name, variant;
   bool baseline = false;
   double old_median = 0, new_median = 0;
-  double ratio = 0, ci_low = 0, ci_high = 0;  // new / old median time, with its 95 % interval
-  double p_value = 1;
-  bool significant = false, noisy = false;
-  int old_n = 0, new_n = 0;
-};
-
-struct SpeedupChange {  // a trick's speedup over its baseline, old and new
-  std::string trick, case_name, variant;
-  double old_speedup = 0, new_speedup = 0;
-  std::string old_verdict, new_verdict;
+  int pairs = 0;  // processes paired (A/B session)
+  // Tested (A/B session, at least two pairs): ratio = old time / new time, so above 1
+  // is faster, as for speedups.
+  std::optional<stats::Change> change;
 };
 
 struct EnvDifference {
@@ -41,22 +61,29 @@ struct EnvDifference {
   bool incomparable = false;  // device, LibTorch, threads, BLAS, determinism, CUDA
 };
 
-// What changed between two reports (old -> new): per benchmark and per trick's speedup,
-// what could not be compared, and how the environments differ.
 struct ReportDiff {
   std::string old_source, new_source;
-  std::vector<BenchmarkChange> changes;
-  std::vector<SpeedupChange> speedups;
+  stats::DecisionRule rule;
+  std::vector<SpeedupChange> speedups;  // the primary comparison, decided
+  std::vector<TimeChange> times;
+  bool same_session = false;  // old and new are the two sides of one A/B session
+  std::string times_note;     // why absolute times are not tested ("" when they are)
   std::vector<std::string> only_old, only_new;
   std::vector<std::string> not_compared;  // "id: old outcome -> new outcome"
   std::vector<EnvDifference> environment;
-  std::optional<double> geomean_ratio;  // geometric mean of new/old over all changes
+  std::vector<std::string> machine;       // machine-state differences, named
+  std::optional<double> geomean_ratio;    // geometric mean of new/old median time
 };
 
-ReportDiff CompareReports(const Report& old_report, const Report& new_report);
+ReportDiff CompareReports(const Report& old_report, const Report& new_report,
+                          const stats::DecisionRule& rule = {});
 
-// Changes slower by more than `percent` % with p < alpha and neither side noisy.
-int SignificantRegressions(const ReportDiff& diff, double percent);
+// "" when the reports are the old and new sides of one A/B session; else why not.
+std::string WhyNotOneSession(const Report& old_report, const Report& new_report);
+
+// Outcomes "slower" (Holm-corrected) whose slowdown exceeds `percent` %: speedups that
+// fell by more than that, and in an A/B session times that grew by more than that.
+int Regressions(const ReportDiff& diff, double percent);
 
 // The comparison as a document; with `fail_percent` it states the CI check's result.
 doc::Document DiffDocument(const ReportDiff& diff, std::optional<double> fail_percent);

@@ -1,22 +1,31 @@
-// compare: a planted regression fails the CI option, unchanged code does not, tricks on
-// one side are listed, environment differences warn.
+// compare: the speedup changes' three outcomes with Holm's correction, the CI option on
+// the corrected rule, absolute times tested only within one A/B session, tricks on one
+// side listed, environment and machine-state differences warned about.
 #include "reports/compare.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
+#include <map>
 #include <sstream>
 
 #include "reports/cli.h"
 #include "reports/load.h"
+#include "reports/analyze.h"
 #include "reports/markdown_printer.h"
+#include "reports/rounds_fixture.h"
 #include "reports/test_util.h"
+#include "stats/simulation.h"
 
 namespace trickbench {
 namespace reports {
 namespace {
 
+using json = nlohmann::ordered_json;
 using testing::Fixture;
+using testing::SimulatedTrick;
+using testing::WriteSimulatedRun;
 using testing::ScratchDir;
 using testing::Slurp;
 using testing::Spit;
@@ -24,18 +33,21 @@ using testing::Spit;
 std::string ReportOf(const std::string& run, const std::string& name) {
   const std::string dir = ScratchDir(name);
   std::ostringstream out, err;
-  EXPECT_EQ(ReportMain({Fixture(run), "--out_dir=" + dir}, out, err), 0) << err.str();
+  // A fixture's name, or a folder a test wrote (an absolute path).
+  const std::string folder = run[0] == '/' ? run : Fixture(run);
+  EXPECT_EQ(ReportMain({folder, "--out_dir=" + dir}, out, err), 0) << err.str();
   return dir + "/report.json";
 }
 
+// Schema 1 fixtures: alpha_fast's optimized variant is 30 % slower in run_regressed, so
+// its speedup fell from 2.0x to 1.5x.
 TEST(Compare, PlantedRegressionFailsTheCiOption) {
   const std::string old_r = ReportOf("run", "cmp_old"), new_r = ReportOf("run_regressed", "cmp_new");
   std::ostringstream out, err;
   EXPECT_EQ(CompareMain({old_r, new_r, "--fail_on_regression=10"}, out, err), 1);
-  EXPECT_NE(out.str().find("CI check FAILED: 1 significant regression(s) beyond 10.0%"),
-            std::string::npos)
+  EXPECT_NE(out.str().find("CI check FAILED: 1 regression(s) beyond 10.0%"), std::string::npos)
       << out.str();
-  EXPECT_NE(err.str().find("1 significant regression(s)"), std::string::npos);
+  EXPECT_NE(err.str().find("1 regression(s) beyond 10%"), std::string::npos) << err.str();
   // The same regression, under a threshold above it, passes.
   std::ostringstream out2, err2;
   EXPECT_EQ(CompareMain({old_r, new_r, "--fail_on_regression=50"}, out2, err2), 0);
@@ -47,28 +59,182 @@ TEST(Compare, PlantedRegressionFailsTheCiOption) {
             1);
 }
 
-TEST(Compare, UnchangedCodePassesAndReportsTheChanges) {
+TEST(Compare, UnchangedCodePassesAndShowsTimesUntested) {
   const ReportDiff c = CompareReports(LoadReportOrResult(ReportOf("run", "u_old")),
                                        LoadReportOrResult(ReportOf("run_again", "u_new")));
-  EXPECT_EQ(SignificantRegressions(c, 10), 0);
+  EXPECT_EQ(Regressions(c, 0), 0);
+  EXPECT_EQ(c.speedups.size(), 7u);
+  for (const auto& s : c.speedups) {
+    EXPECT_NE(s.change.outcome, stats::ChangeOutcome::kSlower) << s.trick;
+    EXPECT_NE(s.change.outcome, stats::ChangeOutcome::kFaster) << s.trick;
+  }
   ASSERT_TRUE(c.geomean_ratio.has_value());
   EXPECT_NEAR(*c.geomean_ratio, 1, 0.1);
-  EXPECT_GE(c.changes.size(), 10u);
+  EXPECT_GE(c.times.size(), 10u);
+  for (const auto& t : c.times) EXPECT_FALSE(t.change.has_value()) << t.trick;  // two sessions
+  EXPECT_FALSE(c.same_session);
+  EXPECT_NE(c.times_note.find("run_all --ab"), std::string::npos);
   EXPECT_EQ(c.not_compared.size(), 3u);  // skipped, invalid, crashed on both sides
   EXPECT_TRUE(c.environment.empty());
-  const ReportDiff r = CompareReports(LoadReportOrResult(ReportOf("run", "r_old")),
-                                       LoadReportOrResult(ReportOf("run_regressed", "r_new")));
-  bool found = false;
-  for (const auto& b : r.changes) {
-    if (b.trick == "alpha_fast" && b.variant == "optimized") {
-      found = true;
-      EXPECT_TRUE(b.significant);
-      EXPECT_NEAR(b.ratio, 1.3, 0.08);
-      EXPECT_LT(b.ci_low, b.ratio);
-      EXPECT_GT(b.ci_high, b.ratio);
+  EXPECT_TRUE(c.machine.empty());
+  const std::string md = doc::PrintMarkdown(DiffDocument(c, 10.0));
+  EXPECT_NE(md.find("Shown, not tested: "), std::string::npos);
+  EXPECT_NE(md.find("CI check: no regression beyond 10.0%"), std::string::npos);
+}
+
+stats::Scenario Scenario(int processes, double speedup, double round_sd) {
+  stats::Scenario sc;
+  sc.processes = processes;
+  sc.rounds = 15;
+  sc.true_log_speedup = std::log(speedup);
+  sc.process_effect_sd = 0.005;
+  sc.round_sd = round_sd;
+  sc.tail_probability = 0;
+  return sc;
+}
+
+// One run per side, four tricks: one whose speedup falls (slower), one that gains
+// (faster), one the same and precise (unchanged), one too noisy to say (unknown, with
+// the processes and rounds that would settle it).
+TEST(Compare, ThreeOutcomesOnSimulatedRuns) {
+  const auto run = [](const std::string& name, double fall, double gain, uint64_t seed) {
+    return ReportOf(WriteSimulatedRun(ScratchDir(name + "_run"),
+                                      {{"falls", stats::Simulate(Scenario(4, fall, 0.01), seed)},
+                                       {"gains", stats::Simulate(Scenario(4, gain, 0.01), seed + 1)},
+                                       {"same", stats::Simulate(Scenario(4, 1.2, 0.01), seed + 2)},
+                                       {"noisy", stats::Simulate(Scenario(2, 1.2, 0.3), seed + 3)}}),
+                    name);
+  };
+  const std::string old_r = run("three_old", 1.5, 1.0, 100), new_r = run("three_new", 1.2, 1.3, 200);
+  const ReportDiff c = CompareReports(LoadReportOrResult(old_r), LoadReportOrResult(new_r));
+  ASSERT_EQ(c.speedups.size(), 4u);
+  std::map<std::string, const SpeedupChange*> by;
+  for (const auto& s : c.speedups) by[s.trick] = &s;
+  EXPECT_EQ(by["falls"]->change.outcome, stats::ChangeOutcome::kSlower);
+  EXPECT_NEAR(by["falls"]->change.ratio, 1.2 / 1.5, 0.03);
+  EXPECT_EQ(by["gains"]->change.outcome, stats::ChangeOutcome::kFaster);
+  EXPECT_EQ(by["same"]->change.outcome, stats::ChangeOutcome::kUnchanged);
+  EXPECT_EQ(by["noisy"]->change.outcome, stats::ChangeOutcome::kUnknown);
+  ASSERT_TRUE(by["noisy"]->processes_to_settle.has_value());
+  EXPECT_GT(*by["noisy"]->processes_to_settle, 2);
+  for (const auto& s : c.speedups) EXPECT_GE(s.change.p_adjusted, s.change.p_value);
+  // --fail_on_regression counts the slower outcome when its effect (1.5 / 1.2 - 1 = 25 %)
+  // exceeds PCT.
+  std::ostringstream out, err;
+  EXPECT_EQ(CompareMain({old_r, new_r, "--fail_on_regression=10"}, out, err), 1);
+  EXPECT_NE(out.str().find("processes x "), std::string::npos) << out.str();
+  std::ostringstream out2, err2;
+  EXPECT_EQ(CompareMain({old_r, new_r, "--fail_on_regression=30"}, out2, err2), 0);
+  // --min_effect above the change: neither slower nor faster any more.
+  std::ostringstream out3, err3;
+  EXPECT_EQ(CompareMain({old_r, new_r, "--fail_on_regression=10", "--min_effect=30"}, out3, err3), 0);
+  std::ostringstream out4, err4;
+  EXPECT_EQ(CompareMain({old_r, new_r, "--alpha=1.5"}, out4, err4), 2);
+  EXPECT_EQ(err4.str(), "compare: bad value for --alpha: '1.5' (expected a level in (0, 1), e.g. 0.05)\n");
+}
+
+// A report made by hand: one timed setting per entry of `log_speedups`, each with the
+// standard error `se` on 9 degrees of freedom (what CompareReports reads of an effect).
+Report HandMade(const std::vector<double>& log_speedups, double se) {
+  Report r;
+  r.source = "hand";
+  for (size_t i = 0; i < log_speedups.size(); ++i) {
+    Trick t;
+    t.id = "t" + std::to_string(i);
+    t.outcome = results::RunOutcome::kOk;
+    VariantEffect e;
+    e.variant = "optimized";
+    e.baseline = "baseline";
+    e.timed = true;
+    e.speedup = std::exp(log_speedups[i]);
+    e.ci_low = e.speedup * std::exp(-2.26 * se);
+    e.ci_high = e.speedup * std::exp(2.26 * se);
+    e.log_se = se;
+    e.dof = 9;
+    e.processes = 10;
+    e.rounds = 150;
+    e.method = "bootstrap";
+    e.within_sd = se;
+    e.between_sd = se * std::sqrt(10.0);
+    t.effects.push_back(e);
+    r.tricks.push_back(t);
+  }
+  return r;
+}
+
+// A 10 % fall with p about 0.01 alone is "slower"; among 20 settings, Holm's correction
+// makes it unknown, and --fail_on_regression does not count it.
+TEST(Compare, HolmCorrectsOverAllSettingsAndTheCiCheckUsesIt) {
+  const double se = 0.03;  // log(1/1.1) / (se * sqrt 2) = -2.25: p ~ 0.04 on ~18 dof
+  const ReportDiff alone = CompareReports(HandMade({std::log(1.1)}, se), HandMade({0}, se));
+  ASSERT_EQ(alone.speedups.size(), 1u);
+  EXPECT_LT(alone.speedups[0].change.p_value, 0.05);
+  EXPECT_EQ(alone.speedups[0].change.outcome, stats::ChangeOutcome::kSlower);
+  EXPECT_EQ(Regressions(alone, 5), 1);
+  std::vector<double> many(20, 0.0), many_new(20, 0.0);
+  many[0] = std::log(1.1);
+  const ReportDiff crowd = CompareReports(HandMade(many, se), HandMade(many_new, se));
+  ASSERT_EQ(crowd.speedups.size(), 20u);
+  EXPECT_NEAR(crowd.speedups[0].change.p_value, alone.speedups[0].change.p_value, 1e-12);
+  EXPECT_NEAR(crowd.speedups[0].change.p_adjusted, std::min(1.0, 20 * crowd.speedups[0].change.p_value), 1e-12);
+  EXPECT_EQ(crowd.speedups[0].change.outcome, stats::ChangeOutcome::kUnknown);
+  EXPECT_EQ(Regressions(crowd, 5), 0);
+}
+
+// Absolute times: the same A/B session (seed, roles old and new) pairs process k of
+// each build; the new build's optimized variant is 20 % slower in every pair.
+TEST(Compare, AbSessionTestsAbsoluteTimesOverThePairs) {
+  stats::Experiment e = stats::Simulate(Scenario(4, 1.3, 0.01), 300);
+  stats::Experiment slower = e;
+  for (auto& p : slower.variant) {
+    for (double& x : p) x += std::log(1.2);
+  }
+  results::AbSession ab{99, results::kAbOld, "/old", "/new", {"old", "new", "new", "old"}};
+  const std::string old_r = ReportOf(WriteSimulatedRun(ScratchDir("ab_old"), {{"alpha", e}}, ab), "ab_old_r");
+  ab.role = results::kAbNew;
+  const std::string new_r =
+      ReportOf(WriteSimulatedRun(ScratchDir("ab_new"), {{"alpha", slower}}, ab), "ab_new_r");
+  const ReportDiff c = CompareReports(LoadReportOrResult(old_r), LoadReportOrResult(new_r));
+  EXPECT_TRUE(c.same_session) << c.times_note;
+  ASSERT_EQ(c.times.size(), 2u);
+  for (const auto& t : c.times) {
+    ASSERT_TRUE(t.change.has_value());
+    EXPECT_EQ(t.pairs, 4);
+    if (t.baseline) {
+      EXPECT_EQ(t.change->outcome, stats::ChangeOutcome::kUnchanged);
+    } else {
+      EXPECT_EQ(t.change->outcome, stats::ChangeOutcome::kSlower);
+      EXPECT_NEAR(t.change->ratio, 1 / 1.2, 1e-6);
     }
   }
-  EXPECT_TRUE(found);
+  // The speedup fell too (1.3x -> 1.08x): two regressions beyond 10 %.
+  EXPECT_EQ(Regressions(c, 10), 2);
+  const std::string md = doc::PrintMarkdown(DiffDocument(c, std::nullopt));
+  EXPECT_NE(md.find("One A/B session: per benchmark"), std::string::npos) << md;
+  // Reversed, or from two sessions: shown, not tested, saying why.
+  const ReportDiff reversed = CompareReports(LoadReportOrResult(new_r), LoadReportOrResult(old_r));
+  EXPECT_FALSE(reversed.same_session);
+  EXPECT_NE(reversed.times_note.find("roles are new and old"), std::string::npos) << reversed.times_note;
+  for (const auto& t : reversed.times) EXPECT_FALSE(t.change.has_value());
+}
+
+TEST(Compare, NamesMachineStateDifferences) {
+  const stats::Experiment e = stats::Simulate(Scenario(2, 1.2, 0.01), 400);
+  // 60 s of trick processes on 2 cores: steal 3 s is 2.5 % of the run.
+  const std::string quiet = ReportOf(
+      WriteSimulatedRun(ScratchDir("m_quiet"), {{"alpha", e}}, std::nullopt, {0.2, 0.3, 0, 100}), "m_q");
+  const std::string busy = ReportOf(
+      WriteSimulatedRun(ScratchDir("m_busy"), {{"alpha", e}}, std::nullopt, {2.5, 2.7, 3, 5000}), "m_b");
+  const ReportDiff c = CompareReports(LoadReportOrResult(quiet), LoadReportOrResult(busy));
+  ASSERT_EQ(c.machine.size(), 3u);
+  EXPECT_EQ(c.machine[0].rfind("load: old 0.25 (0.12 per core), new 2.60 (1.30 per core)", 0), 0u)
+      << c.machine[0];
+  EXPECT_EQ(c.machine[1].rfind("steal: old 0.0% of the run, new 2.5%", 0), 0u) << c.machine[1];
+  EXPECT_EQ(c.machine[2].rfind("preemptions: old 1.7/s, new 83.3/s", 0), 0u) << c.machine[2];
+  const std::string md = doc::PrintMarkdown(DiffDocument(c, std::nullopt));
+  EXPECT_NE(md.find("Warning: the machine's state differed between the runs:"), std::string::npos);
+  const ReportDiff same = CompareReports(LoadReportOrResult(quiet), LoadReportOrResult(quiet));
+  EXPECT_TRUE(same.machine.empty());
 }
 
 TEST(Compare, ListsOneSidedTricksAndWarnsOnEnvironment) {
@@ -98,6 +264,7 @@ TEST(Compare, ListsOneSidedTricksAndWarnsOnEnvironment) {
   EXPECT_EQ(c.only_old, std::vector<std::string>{"alpha_fast"});
   EXPECT_EQ(c.only_new, std::vector<std::string>{"beta_memory"});
   EXPECT_FALSE(c.geomean_ratio.has_value());
+  EXPECT_TRUE(c.speedups.empty());
   const std::string text = doc::PrintMarkdown(DiffDocument(c, std::nullopt));
   EXPECT_NE(text.find("- alpha_fast: only in old"), std::string::npos);
   EXPECT_NE(text.find("- beta_memory: only in new"), std::string::npos);

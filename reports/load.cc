@@ -1,11 +1,14 @@
 #include "reports/load.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <vector>
 
 #include "reports/analyze.h"
 #include "reports/report_json.h"
+#include "reports/stats.h"
 #include "results/result_file.h"
 #include "results/run_index.h"
 
@@ -16,7 +19,52 @@ namespace {
 namespace fs = std::filesystem;
 using results::InputError;
 
-// The report's view of a result file: its raw fields (samples, checks, settings).
+// One process's measurements, appended to the trick's variants (matched by case and
+// name): its samples, its median, and with rounds its per-round log ratios.
+void AddProcess(Trick* t, const results::ResultFile& file, const std::string& path) {
+  const results::TrickResult& r = file.trickbench;
+  const bool has_rounds = !r.rounds.empty();
+  if (t->processes > 0 && has_rounds != (t->rounds > 0)) {
+    throw InputError(path, "trickbench.rounds",
+                     std::string(has_rounds ? "present" : "missing") + ", but an earlier process of " +
+                         t->id + (has_rounds ? " has none" : " has them") +
+                         "; merge result files of one schema version");
+  }
+  ++t->processes;
+  if (has_rounds) t->rounds = std::max(1, r.settings.rounds);
+  const auto repetitions =
+      has_rounds ? std::map<std::string, std::vector<double>>() : results::SamplesNs(file.benchmarks, path);
+  for (Variant& v : t->variants) {
+    std::vector<double> mine;
+    double faults = 0, switches = 0;
+    if (has_rounds) {
+      const auto name = std::find(r.variants.begin(), r.variants.end(), v.name);
+      const auto rounds = std::find_if(r.rounds.begin(), r.rounds.end(),
+                                       [&](const auto& c) { return c.case_name == v.case_name; });
+      if (name == r.variants.end() || rounds == r.rounds.end()) continue;
+      const int index = static_cast<int>(name - r.variants.begin());
+      for (const results::RoundSample* x : rounds->Of(index)) {
+        mine.push_back(x->ns_per_iteration);
+        faults += x->minor_faults_per_iteration;
+        switches += static_cast<double>(x->involuntary_switches);
+      }
+      if (!v.baseline) v.log_ratios.push_back(rounds->LogRatios(index));
+    } else if (const auto it = repetitions.find(v.benchmark); it != repetitions.end()) {
+      mine = it->second;
+    }
+    if (mine.empty()) continue;
+    // Running means over every process's samples.
+    const double before = static_cast<double>(v.samples_ns.size());
+    const double total = before + static_cast<double>(mine.size());
+    v.faults_per_iteration = (v.faults_per_iteration * before + faults) / total;
+    v.switches_per_sample = (v.switches_per_sample * before + switches) / total;
+    v.process_medians_ns.push_back(Median(mine));
+    v.samples_ns.insert(v.samples_ns.end(), mine.begin(), mine.end());
+  }
+}
+
+// The report's view of a result file: its raw fields (checks, settings), and its
+// samples as the trick's first process.
 Trick TrickOf(const results::ResultFile& file, const std::string& path) {
   const results::TrickResult& r = file.trickbench;
   Trick t;
@@ -40,7 +88,6 @@ Trick TrickOf(const results::ResultFile& file, const std::string& path) {
                                         r.reproducibility->bitwise_reproducible,
                                         r.reproducibility->fingerprint, r.reproducibility->detail};
   }
-  const auto samples = results::SamplesNs(file.benchmarks, path);
   for (const results::CaseChecks& c : r.checks.value_or(std::vector<results::CaseChecks>{})) {
     for (size_t i = 0; i < c.variants.size(); ++i) {
       const results::VariantCheck& check = c.variants[i];
@@ -49,7 +96,6 @@ Trick TrickOf(const results::ResultFile& file, const std::string& path) {
       v.name = check.name;
       v.benchmark = check.benchmark;
       v.baseline = i == 0;
-      if (const auto it = samples.find(check.benchmark); it != samples.end()) v.samples_ns = it->second;
       v.peak_bytes = check.peak_bytes;
       v.run_peak_bytes = check.run_peak_bytes;
       v.allocations = check.allocations;
@@ -60,6 +106,94 @@ Trick TrickOf(const results::ResultFile& file, const std::string& path) {
       v.equivalence_detail = check.equivalence_detail;
       v.inactive_reason = check.inactive_reason;
       t.variants.push_back(std::move(v));
+    }
+  }
+  AddProcess(&t, file, path);
+  return t;
+}
+
+// Adds `file`'s environment to the report's, noting where it differs from the first.
+void MergeEnvironment(const results::ResultFile& file, const std::string& who, Report* report,
+                      std::string* first) {
+  const auto env = results::Environment(file);
+  if (first->empty()) {
+    report->environment = env;
+    *first = who;
+    return;
+  }
+  for (const auto& [k, v] : env) {
+    if (DescribesOneHost(k)) continue;
+    const auto it = report->environment.find(k);
+    if (it == report->environment.end() || it->second != v) {
+      report->environment_notes.push_back(
+          who + ": " + k + "=" + v + " (" + *first + " has " +
+          (it == report->environment.end() ? std::string("none") : it->second) + ")");
+    }
+  }
+}
+
+// One trick from its processes' index entries. The index's outcome wins over a result
+// file's status (run_all saw the process: a crash after writing is a crash). A failed
+// check in any process makes the trick invalid (it is about the trick, not the
+// machine); other failures leave that process out, noted, when another one measured.
+Trick MergeProcesses(const std::string& run_dir, const std::vector<const results::IndexEntry*>& entries,
+                     Report* report, std::string* environment_from) {
+  const auto read = [&](const results::IndexEntry& e, std::string* file) {
+    *file = (fs::path(run_dir) / *e.result).string();
+    results::ResultFile result = results::ReadResultFile(*file);
+    if (result.trickbench.id != e.id) {
+      throw InputError(*file, "trickbench.id",
+                       "is " + result.trickbench.id + " but index.json says " + e.id);
+    }
+    const std::string who = e.id + (entries.size() > 1 ? " (process " + std::to_string(e.process) + ")" : "");
+    MergeEnvironment(result, who, report, environment_from);
+    return result;
+  };
+  const auto with_outcome = [](Trick t, const results::IndexEntry& e) {
+    if (e.outcome != t.outcome || !e.reason.empty()) {
+      t.outcome = e.outcome;
+      t.reason = e.reason;
+    }
+    return t;
+  };
+  const auto first_of = [&](results::RunOutcome o) -> const results::IndexEntry* {
+    for (const auto* e : entries) {
+      if (e->outcome == o) return e;
+    }
+    return nullptr;
+  };
+  const results::IndexEntry* decisive = first_of(results::RunOutcome::kInvalid);
+  if (!decisive && !first_of(results::RunOutcome::kOk)) decisive = entries.front();
+  if (decisive) {
+    Trick t;
+    t.id = decisive->id;
+    std::string file;
+    if (decisive->result) t = TrickOf(read(*decisive, &file), file);
+    t = with_outcome(std::move(t), *decisive);
+    if (entries.size() > 1) {
+      t.process_notes.push_back("process " + std::to_string(decisive->process) + " of " +
+                                std::to_string(entries.size()) + " decided the outcome");
+    }
+    return t;
+  }
+  Trick t;
+  bool first = true;
+  for (const auto* e : entries) {
+    if (e->outcome != results::RunOutcome::kOk || !e->result) {
+      t.process_notes.push_back("process " + std::to_string(e->process) + ": " +
+                                results::Name(e->outcome) + (e->reason.empty() ? "" : ": " + e->reason) +
+                                " (left out)");
+      continue;
+    }
+    std::string file;
+    const results::ResultFile result = read(*e, &file);
+    if (first) {
+      auto notes = std::move(t.process_notes);
+      t = with_outcome(TrickOf(result, file), *e);
+      t.process_notes = std::move(notes);
+      first = false;
+    } else {
+      AddProcess(&t, result, file);
     }
   }
   return t;
@@ -112,40 +246,25 @@ Report MergeRun(const std::string& run_dir) {
   report.finished = index.finished.value_or("");
   report.complete = index.complete;
   report.forwarded_flags = index.forwarded_flags;
-  bool have_environment = false;
-  std::string environment_from;
+  report.processes = index.processes;
+  report.machine = index.machine;
+  report.ab = index.ab;
+  // The index has one entry per process; a trick's processes are grouped, in the order
+  // of each trick's first process.
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<const results::IndexEntry*>> by_id;
   for (const results::IndexEntry& entry : index.tricks) {
-    Trick t;
-    if (entry.result) {
-      const std::string file = (fs::path(run_dir) / *entry.result).string();
-      const results::ResultFile result = results::ReadResultFile(file);
-      t = TrickOf(result, file);
-      if (t.id != entry.id) {
-        throw InputError(file, "trickbench.id", "is " + t.id + " but index.json says " + entry.id);
-      }
-      const auto env = results::Environment(result);
-      if (!have_environment) {
-        report.environment = env;
-        environment_from = entry.id;
-        have_environment = true;
-      } else {
-        for (const auto& [k, v] : env) {
-          if (DescribesOneHost(k)) continue;
-          const auto it = report.environment.find(k);
-          if (it == report.environment.end() || it->second != v) {
-            report.environment_notes.push_back(
-                entry.id + ": " + k + "=" + v + " (" + environment_from + " has " +
-                (it == report.environment.end() ? std::string("none") : it->second) + ")");
-          }
-        }
-      }
-    } else {
-      t.id = entry.id;
-    }
-    if (entry.outcome != t.outcome || !entry.reason.empty()) {
-      t.outcome = entry.outcome;  // run_all saw the process: a crash or timeout outranks the file
-      t.reason = entry.reason;
-    }
+    report.run_seconds += entry.seconds;
+    auto& group = by_id[entry.id];
+    if (group.empty()) order.push_back(entry.id);
+    group.push_back(&entry);
+  }
+  std::string environment_from;
+  for (const std::string& id : order) {
+    auto& group = by_id[id];
+    std::stable_sort(group.begin(), group.end(),
+                     [](const auto* a, const auto* b) { return a->process < b->process; });
+    Trick t = MergeProcesses(run_dir, group, &report, &environment_from);
     Analyze(&t);
     report.tricks.push_back(std::move(t));
   }

@@ -18,8 +18,8 @@ using doc::Plain;
 using doc::Text;
 using doc::Tone;
 
-// Noisy results are marked with this word wherever they appear, never hidden.
-constexpr char kNoisyMark[] = "NOISY";
+// Imprecise results are marked with this word wherever they appear, never hidden.
+constexpr char kImpreciseMark[] = "imprecise";
 
 Tone VerdictTone(Verdict v) {
   switch (v) {
@@ -31,9 +31,9 @@ Tone VerdictTone(Verdict v) {
   return Tone::kMuted;
 }
 
-Text VerdictText(Verdict v, bool noisy) {
+Text VerdictText(Verdict v, bool imprecise) {
   Text t{Plain(VerdictName(v), VerdictTone(v))};
-  if (noisy) t += doc::Badge(kNoisyMark);
+  if (imprecise) t += doc::Badge(kImpreciseMark);
   return t;
 }
 
@@ -41,7 +41,8 @@ std::string Setting(const VariantEffect& e) { return SettingName(e.case_name, e.
 
 std::string SpeedupText(const VariantEffect& e) {
   if (!e.timed) return "-";
-  return FormatRatio(e.speedup) + " [" + FormatRatio(e.ci_low) + ", " + FormatRatio(e.ci_high) + "]";
+  return FormatRatio(e.speedup) + " [" + FormatRatio(e.ci_low) + ", " + FormatRatio(e.ci_high) + "]" +
+         (e.method == kRepetitionsMethod ? " (" + std::string(kRepetitionsMethod) + ")" : "");
 }
 
 std::string MemoryText(const VariantEffect& e) {
@@ -99,17 +100,22 @@ std::string SummaryLine(const Report& r) {
   return std::to_string(n.tricks) + " tricks: " + std::to_string(n.holds) + " hold, " +
          std::to_string(n.does_not_hold) + " do not hold here, " + std::to_string(n.inconclusive) +
          " inconclusive, " + std::to_string(n.not_applicable) + " not applicable; " +
-         std::to_string(n.noisy) + " with noisy timings (marked " + kNoisyMark +
+         std::to_string(n.imprecise) + " of " + std::to_string(n.settings) +
+         " timed settings imprecise (interval wider than +-" +
+         FormatPercent(kImpreciseHalfWidth, 0, false) + ", marked " + kImpreciseMark +
          ", never a finding).";
 }
 
-std::string MethodLine() {
-  return "Speedup = median(baseline) / median(variant) with a " +
+std::string MethodLine(const Report& r) {
+  return "Speedup = geometric mean over " + std::to_string(r.processes) +
+         " process(es) of the median over paired rounds of baseline/variant time, with a " +
          FormatPercent(1 - kAlpha, 0, false) +
-         " Hodges-Lehmann interval; p = two-sided Mann-Whitney U (as Google Benchmark's "
-         "compare.py); significant below " + FormatFixed(kAlpha, 2) + "; noisy = IQR/median above " +
-         FormatPercent(kNoiseThreshold, 0, false) + "; no effect = interval within +-" +
-         FormatPercent(kNoEffectBand, 0, false) + ".";
+         " interval over processes (t; bootstrap from 10 processes; one process: over rounds, "
+         "too narrow); p = sign-flip test over processes (from 6), else t; significant below " +
+         FormatFixed(kAlpha, 2) + "; imprecise = interval half-width above " +
+         FormatPercent(kImpreciseHalfWidth, 0, false) + "; no effect = interval within +-" +
+         FormatPercent(kNoEffectBand, 0, false) + ". Files without rounds are marked \"" +
+         kRepetitionsMethod + "\" (Hodges-Lehmann interval, Mann-Whitney U).";
 }
 
 doc::Table SummaryTable(const Report& r) {
@@ -124,7 +130,7 @@ doc::Table SummaryTable(const Report& r) {
       continue;
     }
     for (const VariantEffect& e : t.effects) {
-      Text verdict = VerdictText(e.verdict, e.noisy);
+      Text verdict = VerdictText(e.verdict, e.imprecise);
       verdict += outcome;
       table.AddRow({trick, Setting(e) + " vs " + e.baseline, SpeedupText(e),
                     e.timed ? FormatP(e.p_value) : "-", MemoryText(e), verdict});
@@ -140,11 +146,11 @@ doc::IntervalChart SpeedupChart(const Report& r) {
   for (const Trick& t : r.tricks) {
     for (const VariantEffect& e : t.effects) {
       if (!e.timed) continue;
-      const std::string noisy = e.noisy ? std::string(" (") + kNoisyMark + ")" : "";
-      chart.rows.push_back({t.id + " " + Setting(e) + noisy, e.speedup, e.ci_low, e.ci_high,
-                            e.noisy ? Tone::kMuted : VerdictTone(e.verdict), e.noisy,
+      const std::string mark = e.imprecise ? std::string(" (") + kImpreciseMark + ")" : "";
+      chart.rows.push_back({t.id + " " + Setting(e) + mark, e.speedup, e.ci_low, e.ci_high,
+                            e.imprecise ? Tone::kMuted : VerdictTone(e.verdict), e.imprecise,
                             SpeedupText(e) + ", p=" + FormatP(e.p_value) + ", " +
-                                VerdictName(e.verdict) + noisy});
+                                VerdictName(e.verdict) + mark});
     }
   }
   return chart;
@@ -186,9 +192,28 @@ doc::Table EnvironmentTable(const Report& r) {
   return table;
 }
 
+// What the OS says disturbed a variant, when it is large enough to matter.
+std::string InterferenceText(const Variant& v) {
+  std::string out;
+  if (v.faults_per_iteration >= kManyFaultsPerIteration) {
+    out = FormatFixed(v.faults_per_iteration, 1) + " page faults/iteration";
+  }
+  if (v.switches_per_sample >= kManySwitchesPerSample) {
+    out += (out.empty() ? "" : ", ") + FormatFixed(v.switches_per_sample, 1) + " preemptions/sample";
+  }
+  return out.empty() ? "-" : out;
+}
+
+std::string ProcessMediansText(const Variant& v) {
+  if (v.process_medians_ns.size() < 2) return "-";
+  std::string out;
+  for (double x : v.process_medians_ns) out += (out.empty() ? "" : " ") + FormatNs(x);
+  return out;
+}
+
 doc::Table VariantTable(const Trick& t) {
-  doc::Table table("", {"setting", "median", "IQR (/median)", "CV", "reps", "peak memory",
-                        "equivalent", "active"});
+  doc::Table table("", {"setting", "median", "IQR (/median)", "CV", "samples", "process medians",
+                        "interference", "peak memory", "equivalent", "active"});
   for (const Variant& v : t.variants) {
     const std::string setting = SettingName(v.case_name, v.name) + (v.baseline ? " (baseline)" : "");
     const Cell equivalent = v.baseline     ? Cell("-")
@@ -196,14 +221,16 @@ doc::Table VariantTable(const Trick& t) {
                                            : Cell("NO: " + v.equivalence_detail, Tone::kBad);
     const Cell active = v.active ? Cell("yes") : Cell("NO: " + v.inactive_reason, Tone::kBad);
     if (v.samples_ns.empty()) {
-      table.AddRow({setting, "-", "-", "-", "0", FormatBytes(v.peak_bytes), equivalent, active});
+      table.AddRow({setting, "-", "-", "-", "0", "-", "-", FormatBytes(v.peak_bytes), equivalent,
+                    active});
       continue;
     }
-    Text median{Plain(FormatNs(v.median))};
-    if (v.noisy) median += doc::Badge(kNoisyMark);
-    table.AddRow({setting, median,
+    const std::string interference = InterferenceText(v);
+    table.AddRow({setting, FormatNs(v.median),
                   FormatNs(v.iqr) + " (" + FormatPercent(v.relative_iqr, 1, false) + ")",
                   FormatPercent(v.cv, 1, false), std::to_string(v.samples_ns.size()),
+                  ProcessMediansText(v),
+                  Cell(interference, interference == "-" ? Tone::kPlain : Tone::kFlagged),
                   FormatBytes(v.peak_bytes), equivalent, active});
   }
   return table;
@@ -212,7 +239,7 @@ doc::Table VariantTable(const Trick& t) {
 doc::Section TrickSection(const Trick& t) {
   doc::Section s;
   s.title = Text(t.id + ": ");
-  s.title += VerdictText(t.verdict, t.noisy);
+  s.title += VerdictText(t.verdict, t.imprecise);
   s.anchor = Anchor(t);
   if (!t.claim.empty()) {
     const std::string judged = std::string(t.claims_time ? "time" : "") +
@@ -224,17 +251,26 @@ doc::Section TrickSection(const Trick& t) {
   s.blocks.push_back(
       doc::Paragraph{"Outcome: " + OutcomeText(t) + ". Verdict: " + t.verdict_detail + "."});
   if (!t.device.empty()) {
+    const std::string design =
+        t.rounds > 0 ? std::to_string(t.processes) + " process(es) x " + std::to_string(t.rounds) +
+                           " paired rounds x "
+                     : std::string(kRepetitionsMethod) + ": " + std::to_string(t.repetitions) +
+                           " repetitions x ";
     s.blocks.push_back(doc::Paragraph{"Device " + t.device + ", " + std::to_string(t.threads) +
-                                      " threads, " + std::to_string(t.repetitions) +
-                                      " repetitions x " + FormatFixed(t.min_time, 3) + " s, seed " +
-                                      std::to_string(t.seed) + "."});
+                                      " threads, " + design + FormatFixed(t.min_time, 3) +
+                                      " s, seed " + std::to_string(t.seed) + "."});
+  }
+  if (!t.process_notes.empty()) {
+    doc::List notes;
+    for (const auto& n : t.process_notes) notes.items.push_back(n);
+    s.blocks.push_back(notes);
   }
   if (!t.variants.empty()) s.blocks.push_back(VariantTable(t));
   if (!t.effects.empty()) {
     doc::List effects;
     for (const VariantEffect& e : t.effects) {
       Text item(Setting(e) + " vs " + e.baseline + ": ");
-      item += VerdictText(e.verdict, e.noisy);
+      item += VerdictText(e.verdict, e.imprecise);
       item += Plain(": " + e.verdict_detail + ".");
       effects.items.push_back(item);
     }
@@ -245,7 +281,9 @@ doc::Section TrickSection(const Trick& t) {
         "Reproducibility: " + ReproText(t) +
         (t.reproducibility->detail.empty() ? "" : ": " + t.reproducibility->detail)});
   }
-  doc::Details samples{"raw samples (one per repetition)", {}};
+  doc::Details samples{t.rounds > 0 ? "raw samples (one per round, processes in order)"
+                                     : "raw samples (one per repetition)",
+                       {}};
   for (const Variant& v : t.variants) {
     if (v.samples_ns.empty()) continue;
     std::string line = SettingName(v.case_name, v.name) + ":";
@@ -263,7 +301,7 @@ doc::Document ReportDocument(const Report& r) {
   d.title = "trickbench report: " + r.source;
   d.blocks.push_back(doc::Paragraph{RunLine(r)});
   d.blocks.push_back(doc::Paragraph{SummaryLine(r)});
-  d.blocks.push_back(doc::Paragraph{MethodLine()});
+  d.blocks.push_back(doc::Paragraph{MethodLine(r)});
   if (!r.environment_notes.empty()) {
     doc::Note note{{doc::Strong("Warning:"), Plain(" not every trick ran in the same environment:")},
                    {}};

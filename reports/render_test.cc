@@ -27,11 +27,13 @@ TEST(Markdown, MatchesTheGoldenFile) {
   EXPECT_EQ(md, golden);
 }
 
-TEST(Markdown, FlagsNoiseAndNamesEveryTrick) {
+TEST(Markdown, FlagsImpreciseAndNamesEveryTrick) {
   const Report r = MergeRun(Fixture("run"));
   const std::string md = doc::PrintMarkdown(ReportDocument(r));
   for (const auto& t : r.tricks) EXPECT_NE(md.find("### " + t.id), std::string::npos) << t.id;
-  EXPECT_NE(md.find("inconclusive (NOISY)"), std::string::npos);
+  EXPECT_NE(md.find("inconclusive (imprecise)"), std::string::npos);
+  EXPECT_NE(md.find("1 of 7 timed settings imprecise"), std::string::npos);
+  EXPECT_NE(md.find("(schema 1: repetitions, no rounds)"), std::string::npos);
   EXPECT_NE(md.find("repetitions would settle it"), std::string::npos);
 }
 
@@ -47,7 +49,7 @@ TEST(Html, IsWellFormedSelfContainedAndHasEveryTrick) {
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_NE(html.find("aria-label=\"speedups with 95% intervals\""), std::string::npos);
   EXPECT_NE(html.find("aria-label=\"peak memory change\""), std::string::npos);
-  EXPECT_NE(html.find("NOISY"), std::string::npos);
+  EXPECT_NE(html.find("imprecise"), std::string::npos);
 }
 
 }  // namespace

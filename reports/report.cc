@@ -21,7 +21,10 @@ ReportCounts Count(const Report& report) {
     c.does_not_hold += t.verdict == Verdict::kDoesNotHold;
     c.inconclusive += t.verdict == Verdict::kInconclusive;
     c.not_applicable += t.verdict == Verdict::kNotApplicable;
-    c.noisy += t.noisy;
+    for (const auto& e : t.effects) {
+      c.settings += e.timed;
+      c.imprecise += e.timed && e.imprecise;
+    }
   }
   return c;
 }

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "results/run_index.h"
 #include "results/status.h"
 
 namespace trickbench {
@@ -30,10 +31,21 @@ std::string VerdictName(Verdict v);  // "holds", "does not hold here", ...
 struct Variant {
   std::string case_name, name, benchmark;
   bool baseline = false;
-  std::vector<double> samples_ns;  // one per repetition (Google Benchmark "iteration" runs)
+  // Raw. Every sample's ns per iteration, pooled over the processes in process order:
+  // one per round (schema 2 files) or per Google Benchmark repetition (schema 1).
+  std::vector<double> samples_ns;
+  // Raw, per process (in process order): the median of that process's samples. The A/B
+  // compare pairs process k of the old build with process k of the new one.
+  std::vector<double> process_medians_ns;
+  // Raw, a non-baseline variant of a file with rounds: per process, per round
+  // log(baseline ns / this variant's ns) (results::CaseRounds::LogRatios). Empty for a
+  // baseline and for schema 1 files. The speedup and its interval come from these.
+  std::vector<std::vector<double>> log_ratios;
+  // Raw (schema 2): median minor page faults per iteration and mean involuntary context
+  // switches per sample, over every process: an allocation-heavy or preempted variant.
+  double faults_per_iteration = 0, switches_per_sample = 0;
   // Summary of samples_ns (empty when not timed).
   double median = 0, q1 = 0, q3 = 0, iqr = 0, mean = 0, stddev = 0, cv = 0, relative_iqr = 0;
-  bool noisy = false;
   // From the checks (the result file's trickbench.checks).
   int64_t peak_bytes = 0, run_peak_bytes = 0, allocations = 0;
   bool equivalent = false, active = false;
@@ -46,14 +58,28 @@ struct Variant {
 struct VariantEffect {
   std::string case_name, variant, baseline;
   bool timed = false;
-  double speedup = 0, ci_low = 0, ci_high = 0, p_value = 1;  // speedup = base/variant medians
-  bool significant = false, noisy = false;
+  // With rounds: stats::EstimateSpeedup over the processes (SCHEMA.md section 4). Schema
+  // 1: median(baseline) / median(variant) with the Hodges-Lehmann interval and U test.
+  double speedup = 0, ci_low = 0, ci_high = 0, p_value = 1;
+  bool significant = false;
+  std::string method;    // "t", "bootstrap", "rounds" (one process), or kRepetitionsMethod
+  std::string p_method;  // "sign_flip", "t", "mann_whitney_u"
+  int processes = 0, rounds = 0;  // rounds: over all processes (schema 1: repetitions)
+  double log_se = 0, dof = 0;     // of log(speedup): what a compare of two runs needs
+  double between_sd = 0, within_sd = 0;
+  double half_width = 0;  // relative: max(ci_high / speedup - 1, 1 - ci_low / speedup)
+  bool imprecise = false;  // half_width above kImpreciseHalfWidth: never holds / does not hold
+  // For an inconclusive result with rounds: what would settle it (stats::ToSettle).
+  std::optional<int> processes_to_settle, rounds_to_settle;
   int64_t peak_bytes_baseline = 0, peak_bytes_variant = 0;
   std::optional<double> memory_change;  // (variant - baseline) / baseline; none if baseline 0
   Verdict verdict = Verdict::kNotApplicable;
   std::string verdict_detail;
-  std::optional<int> repetitions_to_settle;  // for inconclusive time results
+  std::optional<int> repetitions_to_settle;  // schema 1, inconclusive time results
 };
+
+// The label of the schema 1 path, which every rendering shows beside its numbers.
+inline constexpr char kRepetitionsMethod[] = "schema 1: repetitions, no rounds";
 
 struct Reproducibility {
   bool checked = false, bitwise_reproducible = false;
@@ -68,6 +94,12 @@ struct Trick {
   results::RunOutcome outcome = results::RunOutcome::kOk;
   std::string reason;
   std::string device;
+  // Processes merged (their result files) and rounds per case in each; rounds 0 for
+  // schema 1 files (repetitions, no rounds).
+  int processes = 0, rounds = 0;
+  // Processes of this trick that run_all ran but the report left out, and why
+  // ("process 3: timeout: ..."); the trick's numbers come from the others.
+  std::vector<std::string> process_notes;
   int threads = 0, repetitions = 0;
   double min_time = 0;
   uint64_t seed = 0;
@@ -79,7 +111,7 @@ struct Trick {
   std::vector<VariantEffect> effects;
   Verdict verdict = Verdict::kNotApplicable;
   std::string verdict_detail;
-  bool noisy = false;
+  bool imprecise = false;  // some setting's interval is imprecise
 };
 
 struct Report {
@@ -87,13 +119,19 @@ struct Report {
   std::string started, finished;
   bool complete = true;
   std::vector<std::string> forwarded_flags;
+  int processes = 1;           // processes per trick run_all was asked for
+  double run_seconds = 0;      // the trick processes' wall time, summed
+  results::MachineState machine;           // the index's; -1 where unknown
+  std::optional<results::AbSession> ab;    // set when the run was one side of run_all --ab
   std::map<std::string, std::string> environment;
   std::vector<std::string> environment_notes;  // tricks whose context disagrees
   std::vector<Trick> tricks;
 };
 
+// Verdicts per trick; timed settings and how many of them are imprecise.
 struct ReportCounts {
-  int tricks = 0, holds = 0, does_not_hold = 0, inconclusive = 0, not_applicable = 0, noisy = 0;
+  int tricks = 0, holds = 0, does_not_hold = 0, inconclusive = 0, not_applicable = 0;
+  int settings = 0, imprecise = 0;
 };
 ReportCounts Count(const Report& report);
 

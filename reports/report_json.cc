@@ -1,5 +1,6 @@
 #include "reports/report_json.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -17,13 +18,19 @@ using results::JsonPath;
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
+Json OrNull(const std::optional<int>& x) { return x ? Json(*x) : Json(nullptr); }
+
 Json VariantJson(const Variant& v) {
   return {{"case", v.case_name},
           {"name", v.name},
           {"benchmark", v.benchmark},
           {"baseline", v.baseline},
           {"samples_ns", v.samples_ns},
-          {"repetitions", v.samples_ns.size()},
+          {"process_medians_ns", v.process_medians_ns},
+          {"log_ratios", v.log_ratios},
+          {"faults_per_iteration", v.faults_per_iteration},
+          {"switches_per_sample", v.switches_per_sample},
+          {"samples", v.samples_ns.size()},
           {"median_ns", v.median},
           {"q1_ns", v.q1},
           {"q3_ns", v.q3},
@@ -32,7 +39,6 @@ Json VariantJson(const Variant& v) {
           {"stddev_ns", v.stddev},
           {"cv", v.cv},
           {"relative_iqr", v.relative_iqr},
-          {"noisy", v.noisy},
           {"peak_bytes", v.peak_bytes},
           {"run_peak_bytes", v.run_peak_bytes},
           {"allocations", v.allocations},
@@ -54,14 +60,38 @@ Json EffectJson(const VariantEffect& c) {
           {"ci_high", c.ci_high},
           {"p_value", c.p_value},
           {"significant", c.significant},
-          {"noisy", c.noisy},
+          {"method", c.method},
+          {"p_method", c.p_method},
+          {"processes", c.processes},
+          {"rounds", c.rounds},
+          {"log_se", c.log_se},
+          {"dof", c.dof},
+          {"between_sd", c.between_sd},
+          {"within_sd", c.within_sd},
+          {"half_width", c.half_width},
+          {"imprecise", c.imprecise},
           {"peak_bytes_baseline", c.peak_bytes_baseline},
           {"peak_bytes_variant", c.peak_bytes_variant},
           {"memory_change", c.memory_change ? Json(*c.memory_change) : Json(nullptr)},
           {"verdict", VerdictName(c.verdict)},
           {"verdict_detail", c.verdict_detail},
-          {"repetitions_to_settle",
-           c.repetitions_to_settle ? Json(*c.repetitions_to_settle) : Json(nullptr)}};
+          {"processes_to_settle", OrNull(c.processes_to_settle)},
+          {"rounds_to_settle", OrNull(c.rounds_to_settle)},
+          {"repetitions_to_settle", OrNull(c.repetitions_to_settle)}};
+}
+
+// Positive finite times, each error naming its element.
+std::vector<double> Times(const Fields& f, const Json& a, const std::string& path) {
+  std::vector<double> out;
+  for (size_t k = 0; k < a.size(); ++k) {
+    const std::string sp = JsonPath(path, k);
+    if (!a[k].is_number()) f.Fail(sp, "expected a number, got " + results::TypeName(a[k]));
+    const double x = a[k].get<double>();
+    if (!std::isfinite(x)) f.Fail(sp, "not a finite number");
+    if (x <= 0) f.Fail(sp, (x < 0 ? "negative time " : "zero time ") + FormatFixed(x, 3));
+    out.push_back(x);
+  }
+  return out;
 }
 
 }  // namespace
@@ -88,10 +118,13 @@ Json ReportToJson(const Report& r) {
                       {"reason", t.reason},
                       {"verdict", VerdictName(t.verdict)},
                       {"verdict_detail", t.verdict_detail},
-                      {"noisy", t.noisy},
+                      {"imprecise", t.imprecise},
                       {"device", t.device},
+                      {"process_notes", t.process_notes},
                       {"settings",
-                       {{"threads", t.threads},
+                       {{"processes", t.processes},
+                        {"rounds", t.rounds},
+                        {"threads", t.threads},
                         {"repetitions", t.repetitions},
                         {"min_time", t.min_time},
                         {"seed", t.seed}}},
@@ -103,6 +136,14 @@ Json ReportToJson(const Report& r) {
   }
   const ReportCounts n = Count(r);
   Json env = Json::object();
+  Json ab = nullptr;
+  if (r.ab) {
+    ab = {{"seed", r.ab->seed},
+          {"role", r.ab->role},
+          {"old_bin_dir", r.ab->old_bin_dir},
+          {"new_bin_dir", r.ab->new_bin_dir},
+          {"order", r.ab->order}};
+  }
   for (const auto& [k, v] : r.environment) env[k] = v;
   return {{"kind", kReportKind},
           {"schema_version", kReportSchemaVersion},
@@ -111,13 +152,26 @@ Json ReportToJson(const Report& r) {
           {"finished", r.finished},
           {"complete", r.complete},
           {"forwarded_flags", r.forwarded_flags},
+          {"processes", r.processes},
+          {"run_seconds", r.run_seconds},
+          {"machine",
+           {{"load_start", r.machine.load_start},
+            {"load_end", r.machine.load_end},
+            {"steal_seconds", r.machine.steal_seconds},
+            {"involuntary_switches", r.machine.involuntary_switches}}},
+          {"ab", ab},
           {"statistics",
-           {{"test", "Mann-Whitney U, two-sided (scipy method auto, as Google Benchmark compare.py)"},
+           {{"speedup",
+             "per process the median over rounds of log(baseline / variant); the speedup is the "
+             "geometric mean over processes (stats::EstimateSpeedup)"},
+            {"interval",
+             "t on the process values (< 10 processes), calibrated two-stage bootstrap (>= 10), "
+             "bootstrap over rounds (1 process)"},
+            {"test", "sign-flip randomization over processes (>= 6), else t"},
+            {"schema_1", "Hodges-Lehmann interval of the ratio of medians, Mann-Whitney U"},
             {"alpha", kAlpha},
-            {"interval", "Hodges-Lehmann distribution-free interval of the time ratio"},
             {"confidence", 1 - kAlpha},
-            {"noise", "relative IQR (IQR / median) of either variant above the threshold"},
-            {"noise_threshold", kNoiseThreshold},
+            {"imprecise_half_width", kImpreciseHalfWidth},
             {"no_effect_band", kNoEffectBand}}},
           {"environment", env},
           {"environment_notes", r.environment_notes},
@@ -127,7 +181,8 @@ Json ReportToJson(const Report& r) {
             {"does_not_hold", n.does_not_hold},
             {"inconclusive", n.inconclusive},
             {"not_applicable", n.not_applicable},
-            {"noisy", n.noisy}}},
+            {"settings", n.settings},
+            {"imprecise", n.imprecise}}},
           {"tricks", tricks}};
 }
 
@@ -135,6 +190,13 @@ Report ReportFromJson(const Json& j, const std::string& file) {
   const Fields f(file);
   if (const std::string kind = f.String(j, "", "kind"); kind != kReportKind) {
     f.Fail("kind", "expected \"" + std::string(kReportKind) + "\", got \"" + kind + "\"");
+  }
+  const int64_t version = f.Int(j, "", "schema_version");
+  if (version < kReportSchemaVersion) {
+    f.Fail("schema_version",
+           "version " + std::to_string(version) + " is an older report (this build reads version " +
+               std::to_string(kReportSchemaVersion) +
+               "); re-render it from its run folder: bazel run //reports:report -- RUN_DIR");
   }
   f.Version(j, "", kReportSchemaVersion);
   Report r;
@@ -148,6 +210,25 @@ Report ReportFromJson(const Json& j, const std::string& file) {
     r.environment[k] = v.get<std::string>();
   }
   r.environment_notes = f.Strings(j, "", "environment_notes");
+  r.processes = static_cast<int>(f.Int(j, "", "processes", 1));
+  r.run_seconds = f.Number(j, "", "run_seconds");
+  const Json& m = f.Object(j, "", "machine");
+  r.machine.load_start = f.Number(m, "machine", "load_start");
+  r.machine.load_end = f.Number(m, "machine", "load_end");
+  r.machine.steal_seconds = f.Number(m, "machine", "steal_seconds");
+  r.machine.involuntary_switches = f.Int(m, "machine", "involuntary_switches", -1);
+  if (const Json& ab = f.Member(j, "", "ab"); !ab.is_null()) {
+    results::AbSession x;
+    x.seed = f.Int(ab, "ab", "seed", 0);
+    x.role = f.String(ab, "ab", "role");
+    if (x.role != results::kAbOld && x.role != results::kAbNew) {
+      f.Fail("ab.role", "expected \"old\" or \"new\", got '" + x.role + "'");
+    }
+    x.old_bin_dir = f.String(ab, "ab", "old_bin_dir");
+    x.new_bin_dir = f.String(ab, "ab", "new_bin_dir");
+    x.order = f.Strings(ab, "ab", "order");
+    r.ab = x;
+  }
   const Json& tricks = f.Array(j, "", "tricks");
   std::set<std::string> ids;
   for (size_t i = 0; i < tricks.size(); ++i) {
@@ -165,7 +246,10 @@ Report ReportFromJson(const Json& j, const std::string& file) {
     t.outcome = *parsed;
     t.reason = f.String(tj, p, "reason");
     t.device = f.String(tj, p, "device");
+    t.process_notes = f.Strings(tj, p, "process_notes");
     const Json& s = f.Object(tj, p, "settings");
+    t.processes = static_cast<int>(f.Int(s, JsonPath(p, "settings"), "processes", 0));
+    t.rounds = static_cast<int>(f.Int(s, JsonPath(p, "settings"), "rounds", 0));
     t.threads = static_cast<int>(f.Int(s, JsonPath(p, "settings"), "threads", 0));
     t.repetitions = static_cast<int>(f.Int(s, JsonPath(p, "settings"), "repetitions", 0));
     t.min_time = f.Number(s, JsonPath(p, "settings"), "min_time");
@@ -193,16 +277,24 @@ Report ReportFromJson(const Json& j, const std::string& file) {
       v.name = f.String(vs[vi], vp, "name");
       v.benchmark = f.String(vs[vi], vp, "benchmark");
       v.baseline = f.Bool(vs[vi], vp, "baseline");
-      const Json& samples = f.Array(vs[vi], vp, "samples_ns");
-      for (size_t k = 0; k < samples.size(); ++k) {
-        const std::string sp = JsonPath(JsonPath(vp, "samples_ns"), k);
-        if (!samples[k].is_number()) f.Fail(sp, "expected a number, got " + results::TypeName(samples[k]));
-        const double x = samples[k].get<double>();
-        if (!std::isfinite(x)) f.Fail(sp, "not a finite number");
-        if (x <= 0) f.Fail(sp, (x < 0 ? "negative time " : "zero time ") + FormatFixed(x, 3));
-        v.samples_ns.push_back(x);
-      }
+      v.samples_ns = Times(f, f.Array(vs[vi], vp, "samples_ns"), JsonPath(vp, "samples_ns"));
       if (t.outcome == results::RunOutcome::kOk && v.samples_ns.empty()) f.Fail(JsonPath(vp, "samples_ns"), "empty");
+      v.process_medians_ns = Times(f, f.Array(vs[vi], vp, "process_medians_ns"), JsonPath(vp, "process_medians_ns"));
+      const Json& lr = f.Array(vs[vi], vp, "log_ratios");
+      for (size_t k = 0; k < lr.size(); ++k) {
+        const std::string lp = JsonPath(JsonPath(vp, "log_ratios"), k);
+        if (!lr[k].is_array()) f.Fail(lp, "expected an array, got " + results::TypeName(lr[k]));
+        std::vector<double> process;
+        for (size_t q = 0; q < lr[k].size(); ++q) process.push_back(f.NumberAt(lr[k], lp, q));
+        v.log_ratios.push_back(std::move(process));
+      }
+      if (t.rounds > 0 && !v.baseline && t.outcome == results::RunOutcome::kOk &&
+          std::none_of(v.log_ratios.begin(), v.log_ratios.end(),
+                       [](const auto& x) { return !x.empty(); })) {
+        f.Fail(JsonPath(vp, "log_ratios"), "no round (settings.rounds is " + std::to_string(t.rounds) + ")");
+      }
+      v.faults_per_iteration = f.Number(vs[vi], vp, "faults_per_iteration");
+      v.switches_per_sample = f.Number(vs[vi], vp, "switches_per_sample");
       v.peak_bytes = f.Int(vs[vi], vp, "peak_bytes", 0);
       v.run_peak_bytes = f.Int(vs[vi], vp, "run_peak_bytes");
       v.allocations = f.Int(vs[vi], vp, "allocations", 0);

@@ -17,7 +17,10 @@
 namespace trickbench {
 namespace reports {
 
-inline constexpr int kReportSchemaVersion = 1;
+// 2: speedups from paired rounds over processes (SCHEMA.md section 4), "imprecise"
+// instead of "noisy", per-process medians, log ratios, the machine and the A/B session.
+// A version 1 report is refused with what to do: re-render it from its run folder.
+inline constexpr int kReportSchemaVersion = 2;
 inline constexpr char kReportKind[] = "trickbench-report";
 
 results::Json ReportToJson(const Report& report);

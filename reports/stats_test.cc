@@ -3,7 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <iostream>
 #include <random>
+
+#include "stats/simulation.h"
+#include "stats/speedup.h"
 
 namespace trickbench {
 namespace reports {
@@ -107,6 +111,44 @@ TEST(Stats, LargeSamplesUseTheNormalApproximation) {
   EXPECT_GT(r.low, 1.5);
   EXPECT_LT(r.high, 2.5);
   EXPECT_NEAR(NormalQuantile(0.975), 1.959963985, 1e-6);
+}
+
+// Why the per-repetition U test no longer decides anything but schema 1 files: on an
+// A/A simulation with the structure of this machine (process-level effects, drift, heavy
+// tails; stats/simulation.h), two runs of the same code, the old compare's U test of a
+// benchmark's repetitions flags most of them, because it takes the repetitions of one
+// session as independent samples of the machine. The speedup compare over processes with
+// the decision rule keeps its false alarms at alpha plus Monte Carlo error.
+TEST(Stats, PerRepetitionUTestFailsAnAaSimulationThatTheSpeedupComparePasses) {
+  stats::Scenario sc;  // 4 processes x 15 rounds, process level sd 20 %, 5 % heavy tails
+  const int n = 1000;
+  int u_alarms = 0, decided = 0;
+  for (int i = 0; i < n; ++i) {
+    const stats::Experiment a = stats::Simulate(sc, 5000 + 2 * i);
+    const stats::Experiment b = stats::Simulate(sc, 5001 + 2 * i);
+    // The old compare: one benchmark's samples (the variant's times), old run vs new run.
+    std::vector<double> old_ns, new_ns;
+    for (const auto& p : a.variant) {
+      for (double x : p) old_ns.push_back(std::exp(x));
+    }
+    for (const auto& p : b.variant) {
+      for (double x : p) new_ns.push_back(std::exp(x));
+    }
+    u_alarms += MannWhitneyU(old_ns, new_ns).p_value < 0.05;
+    // The new one: the speedups compared, the decision rule applied.
+    stats::SpeedupOptions o;
+    o.seed = static_cast<uint64_t>(i);
+    std::vector<stats::Change> c = {stats::CompareSpeedups(stats::EstimateSpeedup(a.LogRatios(), o),
+                                                           stats::EstimateSpeedup(b.LogRatios(), o))};
+    stats::Decide(&c);
+    decided += c[0].outcome == stats::ChangeOutcome::kFaster ||
+               c[0].outcome == stats::ChangeOutcome::kSlower;
+  }
+  std::cout << "A/A, " << n << " pairs of runs: U test p < 0.05 in " << u_alarms
+            << "; speedup compare decided faster/slower in " << decided << "\n";
+  const double mc = 3 * std::sqrt(0.05 * 0.95 / n);  // 3 Monte Carlo standard errors: 2.1 %
+  EXPECT_GT(static_cast<double>(u_alarms) / n, 0.05 + 5 * mc);  // far above alpha
+  EXPECT_LE(static_cast<double>(decided) / n, 0.05 + mc);
 }
 
 }  // namespace

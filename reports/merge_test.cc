@@ -1,0 +1,179 @@
+// The report of a run with paired rounds over several processes: the processes of a
+// trick merged, the speedup and interval from stats::EstimateSpeedup, re-rendering
+// reproducible, "imprecise" with the processes and rounds that would settle it, left-out
+// and invalid processes, interference shown, and older reports refused clearly.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <sstream>
+
+#include "reports/analyze.h"
+#include "reports/cli.h"
+#include "reports/load.h"
+#include "reports/markdown_printer.h"
+#include "reports/render.h"
+#include "reports/report.h"
+#include "reports/report_json.h"
+#include "reports/rounds_fixture.h"
+#include "reports/test_util.h"
+#include "stats/simulation.h"
+#include "stats/speedup.h"
+
+namespace trickbench {
+namespace reports {
+namespace {
+
+using json = nlohmann::ordered_json;
+using testing::ScratchDir;
+using testing::SimulatedTrick;
+using testing::Slurp;
+using testing::Spit;
+using testing::WriteSimulatedRun;
+
+stats::Scenario Quiet(int processes, double speedup) {
+  stats::Scenario sc;
+  sc.processes = processes;
+  sc.rounds = 15;
+  sc.true_log_speedup = std::log(speedup);
+  sc.process_effect_sd = 0.005;
+  sc.round_sd = 0.01;
+  sc.tail_probability = 0;
+  return sc;
+}
+
+TEST(Rounds, TwoProcessesMergeIntoOneTrick) {
+  const stats::Experiment e = stats::Simulate(Quiet(2, 1.25), 1);
+  const Report r = MergeRun(WriteSimulatedRun(ScratchDir("two"), {{"alpha", e}}));
+  ASSERT_EQ(r.tricks.size(), 1u);
+  const Trick& t = r.tricks[0];
+  EXPECT_EQ(t.processes, 2);
+  EXPECT_EQ(t.rounds, 15);
+  ASSERT_EQ(t.variants.size(), 2u);
+  EXPECT_EQ(t.variants[0].samples_ns.size(), 30u);  // pooled over the processes
+  EXPECT_EQ(t.variants[0].process_medians_ns.size(), 2u);
+  ASSERT_EQ(t.variants[1].log_ratios.size(), 2u);
+  ASSERT_EQ(t.effects.size(), 1u);
+  const VariantEffect& x = t.effects[0];
+  const stats::Speedup expected = stats::EstimateSpeedup(e.LogRatios());
+  EXPECT_NEAR(x.speedup, expected.speedup, 1e-9);
+  EXPECT_NEAR(x.ci_low, expected.low, 1e-9);  // t interval: no resampling
+  EXPECT_EQ(x.method, "t");
+  EXPECT_EQ(x.processes, 2);
+  EXPECT_EQ(x.rounds, 30);
+  EXPECT_FALSE(x.imprecise);
+  EXPECT_EQ(x.verdict, Verdict::kHolds) << x.verdict_detail;
+}
+
+TEST(Rounds, SeveralProcessesBootstrapAndRerenderIdentically) {
+  stats::Scenario sc = Quiet(10, 1.1);
+  const std::string dir =
+      WriteSimulatedRun(ScratchDir("ten"), {{"alpha", stats::Simulate(sc, 2)},
+                                           {"beta", stats::Simulate(Quiet(3, 1.0), 3)}});
+  const Report r = MergeRun(dir);
+  EXPECT_EQ(r.processes, 10);
+  EXPECT_EQ(r.tricks[0].processes, 10);
+  EXPECT_EQ(r.tricks[0].effects[0].method, "bootstrap");
+  EXPECT_EQ(r.tricks[0].effects[0].p_method, "sign_flip");
+  EXPECT_EQ(r.tricks[1].processes, 3);
+  EXPECT_EQ(r.tricks[1].effects[0].verdict, Verdict::kDoesNotHold);  // no effect, precise
+  // Seeded from the run: the same folder gives the same report, and its JSON reads back
+  // to the same report (derived fields recomputed from the log ratios).
+  const std::string once = ReportToJson(r).dump();
+  EXPECT_EQ(ReportToJson(MergeRun(dir)).dump(), once);
+  const Report back = ReportFromJson(results::ParseJsonText(once, "r.json"), "r.json");
+  EXPECT_EQ(ReportToJson(back).dump(), once);
+}
+
+TEST(Rounds, ImpreciseIsInconclusiveWithProcessesAndRoundsToSettleIt) {
+  stats::Scenario sc = Quiet(3, 1.3);
+  sc.process_effect_sd = 0.15;  // processes disagree: only more processes help
+  const Report r = MergeRun(WriteSimulatedRun(ScratchDir("imprecise"), {{"alpha", stats::Simulate(sc, 4)}}));
+  const VariantEffect& x = r.tricks[0].effects[0];
+  EXPECT_TRUE(x.imprecise);
+  EXPECT_GT(x.half_width, kImpreciseHalfWidth);
+  EXPECT_EQ(x.verdict, Verdict::kInconclusive);
+  ASSERT_TRUE(x.processes_to_settle.has_value());
+  EXPECT_GT(*x.processes_to_settle, 3);
+  EXPECT_NE(x.verdict_detail.find("imprecise (+-"), std::string::npos) << x.verdict_detail;
+  EXPECT_NE(x.verdict_detail.find(" processes x "), std::string::npos) << x.verdict_detail;
+  EXPECT_TRUE(r.tricks[0].imprecise);
+  const ReportCounts n = Count(r);
+  EXPECT_EQ(n.settings, 1);
+  EXPECT_EQ(n.imprecise, 1);
+  const std::string md = doc::PrintMarkdown(ReportDocument(r));
+  EXPECT_NE(md.find("1 of 1 timed settings imprecise"), std::string::npos);
+  EXPECT_NE(md.find("inconclusive (imprecise)"), std::string::npos);
+}
+
+TEST(Rounds, OneProcessSaysItsIntervalLeavesOutProcesses) {
+  const Report r = MergeRun(WriteSimulatedRun(ScratchDir("one"), {{"alpha", stats::Simulate(Quiet(1, 1.3), 5)}}));
+  EXPECT_EQ(r.tricks[0].effects[0].method, "rounds");
+  EXPECT_NE(r.tricks[0].effects[0].verdict_detail.find("one process"), std::string::npos);
+}
+
+TEST(Rounds, FailedProcessIsLeftOutAndNotedInvalidOneDecides) {
+  const std::string dir = WriteSimulatedRun(ScratchDir("left_out"), {{"alpha", stats::Simulate(Quiet(3, 1.2), 6)}});
+  json index = json::parse(Slurp(dir + "/index.json"));
+  index["tricks"][1]["outcome"] = "timeout";
+  index["tricks"][1]["reason"] = "over 300 s";
+  index["tricks"][1]["result"] = nullptr;
+  Spit(dir + "/index.json", index.dump());
+  const Report r = MergeRun(dir);
+  EXPECT_EQ(r.tricks[0].outcome, results::RunOutcome::kOk);
+  EXPECT_EQ(r.tricks[0].processes, 2);
+  ASSERT_EQ(r.tricks[0].process_notes.size(), 1u);
+  EXPECT_EQ(r.tricks[0].process_notes[0], "process 2: timeout: over 300 s (left out)");
+  EXPECT_NE(doc::PrintMarkdown(ReportDocument(r)).find("process 2: timeout"), std::string::npos);
+  index["tricks"][2]["outcome"] = "invalid";
+  index["tricks"][2]["reason"] = "optimized differs";
+  Spit(dir + "/index.json", index.dump());
+  const Report bad = MergeRun(dir);
+  EXPECT_EQ(bad.tricks[0].outcome, results::RunOutcome::kInvalid);
+  EXPECT_EQ(bad.tricks[0].verdict, Verdict::kNotApplicable);
+}
+
+TEST(Rounds, FaultsAndPreemptionsAreShownWhereLarge) {
+  SimulatedTrick heavy{"alpha", stats::Simulate(Quiet(2, 1.2), 7), 3.5, 4};
+  SimulatedTrick light{"beta", stats::Simulate(Quiet(2, 1.2), 8), 0.01, 0};
+  const Report r = MergeRun(WriteSimulatedRun(ScratchDir("faults"), {heavy, light}));
+  EXPECT_NEAR(r.tricks[0].variants[1].faults_per_iteration, 3.5, 1e-9);
+  EXPECT_NEAR(r.tricks[0].variants[1].switches_per_sample, 4, 1e-9);
+  const std::string md = doc::PrintMarkdown(ReportDocument(r));
+  EXPECT_NE(md.find("3.5 page faults/iteration, 4.0 preemptions/sample"), std::string::npos) << md;
+  EXPECT_EQ(md.find("0.0 page faults"), std::string::npos);
+}
+
+TEST(Rounds, OlderReportIsRefusedWithWhatToDo) {
+  const std::string dir = WriteSimulatedRun(ScratchDir("old_report"), {{"alpha", stats::Simulate(Quiet(2, 1.2), 9)}});
+  std::ostringstream out, err;
+  ASSERT_EQ(ReportMain({dir}, out, err), 0) << err.str();
+  json j = json::parse(Slurp(dir + "/report.json"));
+  j["schema_version"] = 1;
+  Spit(dir + "/v1.json", j.dump());
+  std::ostringstream o2, e2;
+  EXPECT_EQ(CompareMain({dir + "/v1.json", dir + "/report.json"}, o2, e2), 2);
+  EXPECT_EQ(e2.str(), "compare: " + dir +
+                          "/v1.json: schema_version: version 1 is an older report (this build "
+                          "reads version 2); re-render it from its run folder: bazel run "
+                          "//reports:report -- RUN_DIR\n");
+}
+
+TEST(Rounds, MixedSchemaVersionsInOneTrickAreRefused) {
+  const std::string dir = WriteSimulatedRun(ScratchDir("mixed"), {{"alpha", stats::Simulate(Quiet(2, 1.2), 10)}});
+  json p2 = json::parse(Slurp(dir + "/alpha.p2.json"));
+  p2["trickbench"]["schema_version"] = 1;
+  p2["trickbench"].erase("rounds");
+  Spit(dir + "/alpha.p2.json", p2.dump());
+  try {
+    MergeRun(dir);
+    ADD_FAILURE() << "merged a schema 1 process into a schema 2 trick";
+  } catch (const results::InputError& e) {
+    EXPECT_EQ(e.field(), "trickbench.rounds");
+    EXPECT_NE(std::string(e.what()).find("one schema version"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace reports
+}  // namespace trickbench
