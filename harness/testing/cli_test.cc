@@ -3,6 +3,7 @@
 // run_all/cli_test.cc.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -10,9 +11,11 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 
 #include "common/atomic_file.h"
 #include "harness/testing/subprocess.h"
+#include "stats/schedule.h"
 
 namespace {
 
@@ -160,6 +163,96 @@ TEST(TrickBinary, NoopRunWritesOneCompleteResultAndNothingElse) {
     if (b["run_type"] == "iteration") ++reps[b["name"].get<std::string>()];
   }
   EXPECT_EQ(reps, (std::map<std::string, int>{{"BM_noop/baseline", 3}, {"BM_noop/optimized", 3}}));
+}
+
+// The rounds of one case: every variant once per round, the order redrawn from the
+// recorded seed, the same calibrated iteration count in every round.
+void ExpectRoundsFollowTheSchedule(const json& c, int variants, int rounds) {
+  const auto order_seed = c["order_seed"].get<uint64_t>();
+  const trickbench::stats::RoundSchedule plan =
+      trickbench::stats::ScheduleRounds(variants, rounds, order_seed);
+  const json& s = c["samples"];
+  ASSERT_EQ(s["round"].size(), static_cast<size_t>(variants * rounds));
+  for (size_t i = 0; i < s["round"].size(); ++i) {
+    const int r = s["round"][i], position = s["position"][i], v = s["variant"][i];
+    EXPECT_EQ(r, static_cast<int>(i) / variants);
+    EXPECT_EQ(position, static_cast<int>(i) % variants);
+    EXPECT_EQ(v, plan.rounds[r][position]) << "round " << r << " position " << position;
+    EXPECT_EQ(s["iterations"][i], c["iterations"][v]);
+    EXPECT_GT(s["ns_per_iteration"][i].get<double>(), 0);
+    EXPECT_GE(s["minor_faults_per_iteration"][i].get<double>(), 0);
+  }
+}
+
+// Median over rounds of baseline ns / optimized ns.
+double MedianRatio(const json& c) {
+  std::map<int, double> base, opt;
+  const json& s = c["samples"];
+  for (size_t i = 0; i < s["round"].size(); ++i) {
+    (s["variant"][i] == 0 ? base : opt)[s["round"][i].get<int>()] = s["ns_per_iteration"][i];
+  }
+  std::vector<double> ratios;
+  for (const auto& [r, ns] : base) ratios.push_back(ns / opt.at(r));
+  std::sort(ratios.begin(), ratios.end());
+  return ratios[ratios.size() / 2];
+}
+
+TEST(TrickBinary, RoundsAreRecordedAndReproducibleFromTheSeed) {
+  const std::string dir = Tmp("rounds");
+  const std::string cmd = g_tricks["busy"] + " --min_time=0.002 --rounds=6 --seed=5";
+  const Proc a = Exec(cmd + " --out=" + dir + "/a.json");
+  ASSERT_EQ(a.exit_code, 0) << a.output;
+  const Proc b = Exec(cmd + " --out=" + dir + "/b.json --process=2");
+  ASSERT_EQ(b.exit_code, 0) << b.output;
+  const json ja = Load(dir + "/a.json"), jb = Load(dir + "/b.json");
+  EXPECT_EQ(ja["trickbench"]["schema_version"], 2);
+  EXPECT_EQ(ja["trickbench"]["settings"]["rounds"], 6);
+  ASSERT_EQ(ja["trickbench"]["rounds"].size(), 1u);
+  ExpectRoundsFollowTheSchedule(ja["trickbench"]["rounds"][0], 2, 6);
+  ExpectRoundsFollowTheSchedule(jb["trickbench"]["rounds"][0], 2, 6);
+  // Another process of the same run draws other orders, and leaves reproducibility to
+  // process 1.
+  EXPECT_NE(ja["trickbench"]["rounds"][0]["order_seed"], jb["trickbench"]["rounds"][0]["order_seed"]);
+  EXPECT_EQ(jb["trickbench"]["settings"]["process"], 2);
+  EXPECT_TRUE(ja["trickbench"]["reproducibility"]["checked"].get<bool>());
+  EXPECT_FALSE(jb["trickbench"]["reproducibility"]["checked"].get<bool>());
+  EXPECT_EQ(jb["trickbench"]["reproducibility"]["detail"], "checked by process 1 of this run");
+  // Google Benchmark-style entries repeat the rounds: one per round and variant.
+  int iterations = 0;
+  for (const auto& e : ja["benchmarks"]) iterations += e["run_type"] == "iteration";
+  EXPECT_EQ(iterations, 12);
+  EXPECT_EQ(ja["context"]["thread_policy"],
+            std::thread::hardware_concurrency() <= 4
+                ? "default: 1 thread on a machine with <= 4 hardware threads (" +
+                      std::to_string(std::thread::hardware_concurrency()) + " here)"
+                : "default: half the hardware threads (" +
+                      std::to_string(std::thread::hardware_concurrency()) + " here)");
+}
+
+TEST(TrickBinary, APlantedSlowdownShowsAsItsFactor) {
+  const std::string dir = Tmp("plant");
+  const std::string cmd = g_tricks["busy"] + " --min_time=0.005 --rounds=9";
+  const Proc none = Exec(cmd + " --out=" + dir + "/none.json");
+  ASSERT_EQ(none.exit_code, 0) << none.output;
+  const Proc planted = Exec(cmd + " --out=" + dir + "/planted.json --plant_slowdown=optimized:1.5");
+  ASSERT_EQ(planted.exit_code, 0) << planted.output;
+  const json jn = Load(dir + "/none.json"), jp = Load(dir + "/planted.json");
+  EXPECT_EQ(jp["trickbench"]["settings"]["plant"],
+            json({{"variant", "optimized"}, {"factor", 1.5}}));
+  EXPECT_FALSE(jn["trickbench"]["settings"].contains("plant"));
+  const double same = MedianRatio(jn["trickbench"]["rounds"][0]);
+  const double slowed = MedianRatio(jp["trickbench"]["rounds"][0]);
+  EXPECT_GT(same, 0.85);
+  EXPECT_LT(same, 1.15);
+  // baseline / optimized: the optimized variant is 1.5x slower, so about 1/1.5.
+  EXPECT_GT(slowed, 1 / 1.5 * 0.85) << "planted ratio " << slowed;
+  EXPECT_LT(slowed, 1 / 1.5 * 1.15) << "planted ratio " << slowed;
+  for (const char* bad : {"optimized", "optimized:0.5", "optimized:x", "nosuch:1.2"}) {
+    const Proc p = Exec(cmd + " --out=" + dir + "/bad.json --plant_slowdown=" + bad);
+    EXPECT_EQ(p.exit_code, 2) << bad << ": " << p.output;
+    EXPECT_NE(p.output.find("--plant_slowdown"), std::string::npos) << p.output;
+  }
+  EXPECT_EQ(Files(dir), (std::vector<std::string>{"none.json", "planted.json"}));
 }
 
 TEST(TrickBinary, WrongAnswerIsInvalidUntimedExit3) {
