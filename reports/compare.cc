@@ -176,6 +176,10 @@ ReportDiff CompareReports(const Report& o, const Report& n, const stats::Decisio
         s.old_verdict = VerdictName(oe.verdict) + (oe.imprecise ? " (imprecise)" : "");
         s.new_verdict = VerdictName(ne.verdict) + (ne.imprecise ? " (imprecise)" : "");
         s.change = stats::CompareSpeedups(SpeedupOf(oe), SpeedupOf(ne), 1 - rule.alpha);
+        stats::Speedup both;
+        both.log_se = std::hypot(oe.log_se, ne.log_se);
+        both.dof = std::min(oe.dof, ne.dof);
+        s.minimum_detectable_effect = stats::MinimumDetectableEffect(both, rule.alpha);
         speedup_changes.push_back(s.change);
         c.speedups.push_back(s);
       }

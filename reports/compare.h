@@ -40,6 +40,10 @@ struct SpeedupChange {
   std::string old_method, new_method;
   std::string old_verdict, new_verdict;
   stats::Change change;
+  // The smallest true change of the speedup this comparison detects with 80 % power at
+  // alpha, before the correction (stats::MinimumDetectableEffect of the combined
+  // standard error, on the smaller side's degrees of freedom): what the noise study reports.
+  double minimum_detectable_effect = 0;
   // Unknown outcomes: what both sides would need (stats::ToSettle); unset when a side
   // has no rounds (schema 1) or it is out of reach.
   std::optional<int> processes_to_settle, rounds_to_settle;

@@ -118,6 +118,9 @@ TEST(Compare, ThreeOutcomesOnSimulatedRuns) {
   ASSERT_TRUE(by["noisy"]->processes_to_settle.has_value());
   EXPECT_GT(*by["noisy"]->processes_to_settle, 2);
   for (const auto& s : c.speedups) EXPECT_GE(s.change.p_adjusted, s.change.p_value);
+  // The noisy setting can only detect far larger changes than the quiet ones.
+  EXPECT_GT(by["noisy"]->minimum_detectable_effect, 5 * by["same"]->minimum_detectable_effect);
+  EXPECT_GT(by["same"]->minimum_detectable_effect, 0);
   // --fail_on_regression counts the slower outcome when its effect (1.5 / 1.2 - 1 = 25 %)
   // exceeds PCT.
   std::ostringstream out, err;

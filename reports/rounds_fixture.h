@@ -11,7 +11,10 @@
 // case, variants "baseline" and "optimized", and one round per simulated round.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -31,13 +34,111 @@ struct SimulatedTrick {
 };
 
 // Process `process` (0-based) of `trick` as a result file.
-results::ResultFile SimulatedResult(const SimulatedTrick& trick, int process);
+// WriteSimulatedRun writes every process of every trick and index.json (processes = the
+// largest count, `ab` and `machine` as given) into `dir`; returns `dir`.
+// Header-only: test code, which no build of the product compiles.
+inline results::ResultFile SimulatedResult(const SimulatedTrick& trick, int process) {
+  const auto& base = trick.experiment.baseline.at(static_cast<size_t>(process));
+  const auto& variant = trick.experiment.variant.at(static_cast<size_t>(process));
+  results::ResultFile r;
+  r.context = {{"torch_version", "2.11.0"}, {"device", "cpu"}, {"cpu_cores", "2"},
+               {"trickbench_id", trick.id}};
+  results::TrickResult& t = r.trickbench;
+  t.id = trick.id;
+  t.category = "Kernels";
+  t.source = "A1";
+  t.claim = "faster";
+  t.status = results::ResultStatus::kOk;
+  t.device = "cpu";
+  t.baseline = "baseline";
+  t.variants = {"baseline", "optimized"};
+  t.cases = {""};
+  t.reproduced_variant = "optimized";
+  t.tolerance = {0, 0, true};
+  t.settings.threads = 1;
+  t.settings.rounds = static_cast<int>(base.size());
+  t.settings.repetitions = t.settings.rounds;
+  t.settings.min_time = 0.01;
+  t.settings.seed = 7;
+  t.settings.random_interleaving = true;
+  t.settings.timing = "wall_clock";
+  t.settings.process = process + 1;
+  results::CaseChecks checks{"", {}};
+  for (const std::string& v : t.variants) {
+    results::VariantCheck c;
+    c.name = v;
+    c.benchmark = "BM_" + trick.id + "/" + v;
+    c.equivalent = true;
+    c.active = true;
+    c.peak_bytes = 1024;
+    checks.variants.push_back(c);
+  }
+  t.checks = std::vector<results::CaseChecks>{checks};
+  results::CaseRounds rounds;
+  rounds.order_seed = 11;
+  rounds.iterations = {10, 10};
+  for (size_t k = 0; k < base.size(); ++k) {
+    for (int v = 0; v < 2; ++v) {
+      results::RoundSample s;
+      s.round = static_cast<int>(k);
+      s.position = v;
+      s.variant = v;
+      s.start_seconds = 0.02 * static_cast<double>(2 * k + v);
+      s.iterations = 10;
+      s.ns_per_iteration = 1e6 * std::exp(v == 0 ? base[k] : variant[k]);
+      s.cpu_ns_per_iteration = s.ns_per_iteration;
+      s.involuntary_switches = trick.switches_per_sample;
+      s.minor_faults_per_iteration = trick.faults_per_iteration;
+      rounds.samples.push_back(s);
+      r.benchmarks.push_back({{"name", checks.variants[static_cast<size_t>(v)].benchmark},
+                              {"run_name", checks.variants[static_cast<size_t>(v)].benchmark},
+                              {"run_type", "iteration"},
+                              {"repetitions", base.size()},
+                              {"repetition_index", k},
+                              {"iterations", 10},
+                              {"real_time", s.ns_per_iteration},
+                              {"cpu_time", s.ns_per_iteration},
+                              {"time_unit", "ns"}});
+    }
+  }
+  t.rounds.push_back(rounds);
+  return r;
+}
 
-// Writes every process of every trick and index.json (processes = the largest count,
-// `ab` and `machine` as given) into `dir`; returns `dir`.
-std::string WriteSimulatedRun(const std::string& dir, const std::vector<SimulatedTrick>& tricks,
-                              const std::optional<results::AbSession>& ab = std::nullopt,
-                              const results::MachineState& machine = {});
+inline std::string WriteSimulatedRun(const std::string& dir,
+                                     const std::vector<SimulatedTrick>& tricks,
+                                     const std::optional<results::AbSession>& ab = std::nullopt,
+                                     const results::MachineState& machine = {}) {
+  results::RunIndex index;
+  index.started = "2026-01-01T00:00:00Z";
+  index.finished = "2026-01-01T00:10:00Z";
+  index.complete = true;
+  index.out_dir = dir;
+  index.timeout_seconds = 300;
+  index.machine = machine;
+  index.ab = ab;
+  index.processes = 1;
+  std::string error;
+  // Round-robin over the tricks, as run_all spreads processes across the run.
+  for (size_t p = 0;; ++p) {
+    bool any = false;
+    for (const auto& trick : tricks) {
+      if (p >= trick.experiment.baseline.size()) continue;
+      any = true;
+      index.processes = std::max(index.processes, static_cast<int>(p) + 1);
+      const std::string name = trick.id + ".p" + std::to_string(p + 1);
+      if (!results::WriteResultFile(dir + "/" + name + ".json",
+                                    SimulatedResult(trick, static_cast<int>(p)), &error)) {
+        throw std::runtime_error(error);
+      }
+      index.tricks.push_back({trick.id, results::RunOutcome::kOk, "", 0, 30, name + ".json",
+                              name + ".log", static_cast<int>(p) + 1});
+    }
+    if (!any) break;
+  }
+  if (!results::WriteRunIndex(dir + "/index.json", index, &error)) throw std::runtime_error(error);
+  return dir;
+}
 
 }  // namespace testing
 }  // namespace reports
