@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <sstream>
 
 #include "reports/analyze.h"
@@ -157,6 +158,32 @@ TEST(Rounds, OlderReportIsRefusedWithWhatToDo) {
                           "/v1.json: schema_version: version 1 is an older report (this build "
                           "reads version 2); re-render it from its run folder: bazel run "
                           "//reports:report -- RUN_DIR\n");
+}
+
+TEST(Rounds, BadRoundFieldsInAReportNameTheField) {
+  const std::string dir = WriteSimulatedRun(ScratchDir("bad_fields"), {{"alpha", stats::Simulate(Quiet(2, 1.2), 11)}});
+  const json good = ReportToJson(MergeRun(dir));
+  const auto error = [&](const std::function<void(json&)>& change) {
+    json j = good;
+    change(j);
+    try {
+      ReportFromJson(results::ParseJsonText(j.dump(), "r.json"), "r.json");
+    } catch (const results::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error([](json& j) { j["tricks"][0]["variants"][1]["log_ratios"][1] = "x"; }),
+            "r.json: tricks[0].variants[1].log_ratios[1]: expected an array, got a string");
+  EXPECT_EQ(error([](json& j) { j["tricks"][0]["variants"][1]["log_ratios"] = json::array(); }),
+            "r.json: tricks[0].variants[1].log_ratios: no round (settings.rounds is 15)");
+  EXPECT_EQ(error([](json& j) { j["tricks"][0]["variants"][0]["process_medians_ns"][0] = -1; }),
+            "r.json: tricks[0].variants[0].process_medians_ns[0]: negative time -1.000");
+  EXPECT_EQ(error([](json& j) { j["ab"] = {{"seed", 1}, {"role", "both"}, {"old_bin_dir", ""},
+                                           {"new_bin_dir", ""}, {"order", json::array()}}; }),
+            "r.json: ab.role: expected \"old\" or \"new\", got 'both'");
+  EXPECT_EQ(error([](json& j) { j["machine"].erase("steal_seconds"); }),
+            "r.json: machine.steal_seconds: missing");
 }
 
 TEST(Rounds, MixedSchemaVersionsInOneTrickAreRefused) {

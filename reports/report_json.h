@@ -4,9 +4,9 @@
 //   Json j = ReportToJson(report);                    // derived fields included, for people
 //   Report back = ReportFromJson(j, "report.json");   // raw fields read, the rest re-derived
 //
-// ReportFromJson trusts nothing derived: it reads samples and checks, then Analyze
-// recomputes statistics and verdicts, so a hand-edited or older report is judged by
-// this build's rules. Errors are results::InputError naming the file and the field.
+// ReportFromJson trusts nothing derived: it reads the raw fields (samples, per-process
+// medians, log ratios, checks), then Analyze recomputes statistics and verdicts, so a
+// hand-edited report is judged by this build's rules. Errors are results::InputError naming the file and the field.
 #pragma once
 
 #include <string>

@@ -14,7 +14,9 @@
 #include "reports/cli.h"
 #include "reports/load.h"
 #include "reports/report_json.h"
+#include "reports/rounds_fixture.h"
 #include "reports/test_util.h"
+#include "stats/simulation.h"
 
 namespace trickbench {
 namespace reports {
@@ -443,6 +445,16 @@ TEST(Fuzz, MutatedFilesNeverCrashTheLoader) {
   std::ostringstream out, err;
   ASSERT_EQ(ReportMain({Fixture("run"), "--out_dir=" + report_dir}, out, err), 0);
   std::vector<std::string> seeds = {Slurp(report_dir + "/report.json")};
+  // A report and a result file with rounds over processes.
+  stats::Scenario sc;
+  sc.processes = 3;
+  sc.rounds = 5;
+  const std::string rounds_dir = testing::WriteSimulatedRun(
+      ScratchDir("fuzz_rounds"), {{"alpha", stats::Simulate(sc, 1)}},
+      results::AbSession{1, results::kAbOld, "/o", "/n", {"old", "new"}});
+  ASSERT_EQ(ReportMain({rounds_dir}, out, err), 0) << err.str();
+  seeds.push_back(Slurp(rounds_dir + "/report.json"));
+  seeds.push_back(Slurp(rounds_dir + "/alpha.p1.json"));
   for (const char* f : {"run/alpha_fast.json", "run/epsilon_unsettled.json", "run/zeta_gpu.json",
                         "run/eta_invalid.json", "run/gamma_noeffect.json"}) {
     seeds.push_back(Slurp(Fixture(f)));
