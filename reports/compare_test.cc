@@ -13,6 +13,7 @@
 #include "reports/cli.h"
 #include "reports/load.h"
 #include "reports/analyze.h"
+#include "reports/html_printer.h"
 #include "reports/markdown_printer.h"
 #include "reports/rounds_fixture.h"
 #include "reports/test_util.h"
@@ -214,6 +215,7 @@ TEST(Compare, AbSessionTestsAbsoluteTimesOverThePairs) {
   EXPECT_EQ(Regressions(c, 10), 2);
   const std::string md = doc::PrintMarkdown(DiffDocument(c, std::nullopt));
   EXPECT_NE(md.find("One A/B session: per benchmark"), std::string::npos) << md;
+  EXPECT_EQ(testing::WellFormedError(doc::PrintHtml(DiffDocument(c, 10.0))), "");
   // Reversed, or from two sessions: shown, not tested, saying why.
   const ReportDiff reversed = CompareReports(LoadReportOrResult(new_r), LoadReportOrResult(old_r));
   EXPECT_FALSE(reversed.same_session);

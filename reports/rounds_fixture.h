@@ -28,7 +28,7 @@ namespace testing {
 
 struct SimulatedTrick {
   std::string id;
-  stats::Experiment experiment;  // log times: ns = 1e6 * exp(log time)
+  stats::Experiment experiment;  // log times in ns (stats/simulation.h): ns = exp(log time)
   double faults_per_iteration = 0;
   int64_t switches_per_sample = 0;
 };
@@ -85,7 +85,7 @@ inline results::ResultFile SimulatedResult(const SimulatedTrick& trick, int proc
       s.variant = v;
       s.start_seconds = 0.02 * static_cast<double>(2 * k + v);
       s.iterations = 10;
-      s.ns_per_iteration = 1e6 * std::exp(v == 0 ? base[k] : variant[k]);
+      s.ns_per_iteration = std::exp(v == 0 ? base[k] : variant[k]);
       s.cpu_ns_per_iteration = s.ns_per_iteration;
       s.involuntary_switches = trick.switches_per_sample;
       s.minor_faults_per_iteration = trick.faults_per_iteration;
