@@ -181,6 +181,7 @@ ReportDiff CompareReports(const Report& o, const Report& n, const stats::Decisio
         both.dof = std::min(oe.dof, ne.dof);
         s.minimum_detectable_effect = stats::MinimumDetectableEffect(both, rule.alpha);
         speedup_changes.push_back(s.change);
+        c.one_process += oe.method == "rounds" || ne.method == "rounds";
         c.speedups.push_back(s);
       }
     }
@@ -386,6 +387,14 @@ doc::Document DiffDocument(const ReportDiff& c, std::optional<double> fail_perce
     d.blocks.push_back(machine);
   }
   d.blocks.push_back(doc::Paragraph{SummaryLine(c)});
+  if (c.one_process > 0) {
+    d.blocks.push_back(doc::Paragraph{
+        {doc::Strong("Note:"),
+         Plain(" " + std::to_string(c.one_process) +
+               " setting(s) were measured in one process on a side: their intervals leave out "
+               "the variation between processes, so they raise false alarms more often than "
+               "alpha; run more processes (run_all --processes) to trust them.")}});
+  }
   if (fail_percent) d.blocks.push_back(doc::Paragraph{RegressionLine(c, *fail_percent)});
   d.blocks.push_back(SpeedupTable(c));
   if (!c.times.empty()) {

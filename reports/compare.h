@@ -69,6 +69,9 @@ struct ReportDiff {
   std::string old_source, new_source;
   stats::DecisionRule rule;
   std::vector<SpeedupChange> speedups;  // the primary comparison, decided
+  // Settings measured in one process on either side: their intervals leave out the
+  // variation between processes, so their false alarms exceed alpha (said in the document).
+  int one_process = 0;
   std::vector<TimeChange> times;
   bool same_session = false;  // old and new are the two sides of one A/B session
   std::string times_note;     // why absolute times are not tested ("" when they are)

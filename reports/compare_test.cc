@@ -216,11 +216,22 @@ TEST(Compare, AbSessionTestsAbsoluteTimesOverThePairs) {
   const std::string md = doc::PrintMarkdown(DiffDocument(c, std::nullopt));
   EXPECT_NE(md.find("One A/B session: per benchmark"), std::string::npos) << md;
   EXPECT_EQ(testing::WellFormedError(doc::PrintHtml(DiffDocument(c, 10.0))), "");
+  EXPECT_EQ(c.one_process, 0);
+  EXPECT_EQ(md.find("measured in one process"), std::string::npos);
   // Reversed, or from two sessions: shown, not tested, saying why.
   const ReportDiff reversed = CompareReports(LoadReportOrResult(new_r), LoadReportOrResult(old_r));
   EXPECT_FALSE(reversed.same_session);
   EXPECT_NE(reversed.times_note.find("roles are new and old"), std::string::npos) << reversed.times_note;
   for (const auto& t : reversed.times) EXPECT_FALSE(t.change.has_value());
+}
+
+TEST(Compare, SaysWhenASettingHadOneProcess) {
+  const stats::Experiment e = stats::Simulate(Scenario(1, 1.2, 0.01), 500);
+  const std::string r = ReportOf(WriteSimulatedRun(ScratchDir("one_p"), {{"alpha", e}}), "one_p_r");
+  const ReportDiff c = CompareReports(LoadReportOrResult(r), LoadReportOrResult(r));
+  EXPECT_EQ(c.one_process, 1);
+  EXPECT_NE(doc::PrintMarkdown(DiffDocument(c, std::nullopt)).find("1 setting(s) were measured in one process"),
+            std::string::npos);
 }
 
 TEST(Compare, NamesMachineStateDifferences) {
