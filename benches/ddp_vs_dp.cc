@@ -176,6 +176,7 @@ class DdpVsDp : public trickbench::Trick {
     for (int r = 0; r < kWorldSize; ++r) {
       threads.emplace_back([&, r] {
         ids[r] = std::this_thread::get_id();
+        replica_intra_op_[r] = at::get_num_threads();
         try {
           HalfBatchBackward(replicas[r], Shard(batch_.input, r, kWorldSize),
                             Shard(batch_.target, r, kWorldSize));
@@ -229,8 +230,19 @@ class DdpVsDp : public trickbench::Trick {
 
   std::map<std::string, double> Counters(const std::string& variant) override {
     const double ranks = ranks_ ? ranks_->options().local_ranks : kWorldSize;
-    return {{"processes", variant == "ddp_gloo" ? ranks + 1.0 : 1.0},
-            {"replicas", static_cast<double>(kWorldSize)}};
+    // The thread budget each variant used: both must fit the harness's intra-op budget
+    // (--threads), or the faster one is merely the one with fewer threads per core.
+    std::map<std::string, double> c = {{"processes", variant == "ddp_gloo" ? ranks + 1.0 : 1.0},
+                                       {"replicas", static_cast<double>(kWorldSize)},
+                                       {"thread_budget", static_cast<double>(at::get_num_threads())}};
+    if (variant == "ddp_gloo" && ranks_) {
+      c["intra_op_threads_per_rank"] = ranks_->options().threads_per_rank;
+      c["threads_total"] = ranks_->options().threads_per_rank * ranks;
+    } else if (variant != "ddp_gloo") {
+      c["intra_op_threads_per_replica"] = replica_intra_op_[0];
+      c["threads_total"] = replica_intra_op_[0] + replica_intra_op_[1];
+    }
+    return c;
   }
 
   int64_t ItemsPerRun() const override { return kBatch; }
@@ -256,6 +268,7 @@ class DdpVsDp : public trickbench::Trick {
     return rank_state_.toTupleRef().elements().vec();
   }
 
+  int replica_intra_op_[kWorldSize] = {};  // at::get_num_threads() inside each replica thread
   torch::nn::Sequential model_{nullptr}, replica_{nullptr};
   std::unique_ptr<torch::optim::SGD> optimizer_;
   trickbench::workloads::Batch batch_;
