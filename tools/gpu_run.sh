@@ -12,7 +12,7 @@
 #   LIBTORCH_HOME   LibTorch folder or a wheel's torch/ folder (default: the repo's .venv
 #                   from tools/install_deps.sh, else python3's torch, else Debian's)
 #   BUILD_DIR       CMake build folder (default: OUT_DIR/build)
-#   MIN_TIME        seconds per repetition (default 0.03)   REPETITIONS (default 5)
+#   MIN_TIME        seconds per sample (default 0.03)   ROUNDS (default 8)   PROCESSES (default 3)
 #   TRICK_TIMEOUT   seconds per trick (default 90)          RUN_BUDGET (default 480 s: self-
 #                                                           test, tricks and report)
 #   BUILD_BUDGET    seconds for the build (default: from the cold build measured on the CI
@@ -48,7 +48,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 start=$(date +%s)
 run_budget=${RUN_BUDGET:-${BUDGET:-480}}
 min_time=${MIN_TIME:-0.03}
-repetitions=${REPETITIONS:-5}
+rounds=${ROUNDS:-8}
+processes=${PROCESSES:-3}
 trick_timeout=${TRICK_TIMEOUT:-90}
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 4)}
 
@@ -213,7 +214,7 @@ fi
 # --- every trick ------------------------------------------------------------------------
 run_dir="$out_dir/results"
 run_limit=$(( $(left) - 30 ))  # 30 s for the report and the summary
-flags=(--out_dir="$run_dir" --min_time="$min_time" --repetitions="$repetitions" --timeout="$trick_timeout")
+flags=(--out_dir="$run_dir" --min_time="$min_time" --rounds="$rounds" --processes="$processes" --timeout="$trick_timeout")
 if [[ "${FLUSH_L2:-0}" == 1 ]]; then
   if "$build_dir/run_all" --help | grep -q -- --flush_l2; then
     flags+=(--flush_l2)
@@ -227,7 +228,7 @@ if (( ${#built[@]} == 0 )); then
 elif (( run_limit < 30 )); then
   say "no time left to run the tricks (${run_limit}s)"
 else
-  say "running ${#built[@]} tricks (min_time ${min_time}s x ${repetitions} repetitions, ${trick_timeout}s each, ${run_limit}s in all)"
+  say "running ${#built[@]} tricks (${processes} processes x ${rounds} rounds of ${min_time}s samples, ${trick_timeout}s per process, ${run_limit}s in all)"
   # run_all rewrites index.json after each trick: a run cut short keeps what it measured.
   timeout --signal=TERM --kill-after=10 "$run_limit" "$build_dir/run_all" "${built[@]}" "${flags[@]}" 2>&1 | tee -a "$log"
   run_rc=${PIPESTATUS[0]}
