@@ -1,0 +1,94 @@
+// The noise study: how often this machine makes compare cry wolf, and how large a
+// slowdown it catches. Runs whole run_all sessions of one build and compares them with
+// the decision a user gets from //reports:compare (reports::CompareReports).
+//
+//   bazel run //run_all:noise_study                       # 7 A/A + 4 planted sessions
+//   bazel run //run_all:noise_study -- --sessions=3 --tricks=noop_a,noop_b --dry_run
+//   bazel run //run_all:noise_study -- --part=aa          # the A/A part alone, then:
+//   bazel run //run_all:noise_study -- --part=planted --reuse=results/noise-study-<time>
+//
+// - A/A: S sessions of run_all with the same settings; every pair is compared
+//   (S*(S-1)/2 comparisons). Any "faster" or "slower" outcome is a false alarm: per
+//   benchmark (a variant of a case of a trick) and pooled, with a Clopper-Pearson upper
+//   95 % bound, since a rate of 0 out of 21 says less than it seems.
+// - Planted: sessions with --plant_slowdown=all:F (every non-baseline variant busy-waits
+//   to run F times slower), each compared against every A/A session as old; outcome
+//   "slower" is a detection. Split by whether the benchmark's minimum detectable effect
+//   (the median over its A/A comparisons of compare's minimum_detectable_effect) is
+//   within the planted size: a design that cannot see 10 % is not expected to.
+// - Each session is a run folder under the study folder (aa-1, ..., plant-1.10-1, ...);
+//   a complete one is reused, so a long study can be resumed and its parts run apart.
+//
+// Why sessions of run_all and not a simulation: the simulation (stats/simulation.h)
+// proves the statistics on a model; this measures the model's fit to this machine.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "reports/report.h"
+#include "results/checked_json.h"
+#include "stats/speedup.h"
+
+namespace trickbench {
+namespace run_all {
+namespace noise {
+
+// The default trick set: quick CPU tricks spanning the catalog's categories.
+const std::vector<std::string>& DefaultTricks();
+
+// The one-sided upper `confidence` bound on a binomial rate with `hits` out of
+// `trials` (Clopper-Pearson: the Beta(hits + 1, trials - hits) quantile; 1 when every
+// trial hit). trials > 0, 0 <= hits <= trials (std::invalid_argument otherwise).
+double ClopperPearsonUpper(int hits, int trials, double confidence = 0.95);
+
+struct Tally {
+  int comparisons = 0, hits = 0;
+  void Add(bool hit) {
+    ++comparisons;
+    hits += hit ? 1 : 0;
+  }
+  void Add(const Tally& t) {
+    comparisons += t.comparisons;
+    hits += t.hits;
+  }
+  double Rate() const { return comparisons ? static_cast<double>(hits) / comparisons : 0; }
+};
+
+struct BenchmarkStudy {
+  std::string trick, case_name, variant;
+  Tally false_alarms;                // A/A: outcome faster or slower
+  std::vector<double> mdes;          // per A/A comparison: compare's minimum_detectable_effect
+  std::map<double, Tally> detected;  // planted factor -> outcome slower
+  // The median of `mdes`; none without an A/A comparison of this benchmark.
+  std::optional<double> Mde() const;
+};
+
+struct StudyResult {
+  stats::DecisionRule rule;
+  int aa_sessions = 0;
+  std::map<double, int> planted_sessions;  // factor -> sessions
+  std::vector<BenchmarkStudy> benchmarks;  // in first-seen order
+  Tally pooled_false_alarms;
+  // factor -> (MDE within the planted size, beyond it or unknown)
+  std::map<double, std::pair<Tally, Tally>> detection;
+};
+
+// A "benchmark" is a setting of compare (trick, case, variant). `aa` in session order;
+// `planted`: factor and report. Uses reports::CompareReports with `rule`.
+StudyResult Analyze(const std::vector<reports::Report>& aa,
+                    const std::vector<std::pair<double, reports::Report>>& planted,
+                    const stats::DecisionRule& rule = {});
+
+results::Json ToJson(const StudyResult& r);
+void PrintSummary(const StudyResult& r, std::ostream& out);
+
+// The noise_study program: args are argv[1..] (Bazel passes the trick binaries first).
+int NoiseStudyMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+}  // namespace noise
+}  // namespace run_all
+}  // namespace trickbench

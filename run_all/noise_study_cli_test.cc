@@ -1,0 +1,174 @@
+// The noise study as a user runs it: a tiny study of the noop test trick (2 A/A
+// sessions, 1 process, 3 rounds, one planted session), resumed, and its bad command
+// lines; and the default trick set against the real trick binaries (--dry_run).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "harness/testing/subprocess.h"
+#include "results/checked_json.h"
+
+namespace trickbench {
+namespace {
+
+namespace fs = std::filesystem;
+using subprocess::Proc;
+
+std::string g_study, g_noop, g_benches;  // g_benches: every trick binary, space-separated
+
+Proc Exec(const std::string& cmd) { return subprocess::RunCommand(cmd); }
+
+std::string Tmp(const std::string& name) {
+  const char* d = std::getenv("TEST_TMPDIR");
+  const std::string dir = std::string(d ? d : "/tmp") + "/" + name;
+  fs::remove_all(dir);
+  return dir;
+}
+
+const std::string kTiny = " --tricks=noop --sessions=2 --processes=1 --rounds=3 --min_time=0.001"
+                          " --plants=1.5 --plant_sessions=1";
+
+TEST(NoiseStudy, ATinyStudyWritesItsRatesAndResumes) {
+  const std::string dir = Tmp("tiny");
+  Proc p = Exec(g_study + " " + g_noop + kTiny + " --out_dir=" + dir);
+  ASSERT_EQ(p.exit_code, 0) << p.output;
+  EXPECT_NE(p.output.find("noise study: 3 sessions (2 A/A, 1 planted) of 1 tricks x 1 processes"),
+            std::string::npos)
+      << p.output;
+  EXPECT_NE(p.output.find("3 to run, 0 reused; estimated "), std::string::npos) << p.output;
+  EXPECT_NE(p.output.find("pooled false alarms: "), std::string::npos) << p.output;
+  for (const char* s : {"aa-1", "aa-2", "plant-1.50-1"}) {
+    EXPECT_TRUE(fs::exists(dir + "/" + s + "/report.json")) << s;
+  }
+  const results::Json j = results::ReadJsonFile(dir + "/noise_study.json");
+  EXPECT_EQ(j["kind"], "trickbench-noise-study");
+  EXPECT_EQ(j["aa_sessions"], 2);
+  EXPECT_EQ(j["aa_comparisons"], 1);
+  EXPECT_EQ(j["planted_sessions"]["1.50"], 1);
+  // noop has one non-baseline variant: one benchmark, compared once A/A and against
+  // each of the 2 A/A sessions when planted.
+  ASSERT_EQ(j["benchmarks"].size(), 1u) << j.dump(2);
+  const results::Json& b = j["benchmarks"][0];
+  EXPECT_EQ(b["trick"], "noop");
+  EXPECT_EQ(b["variant"], "optimized");
+  EXPECT_EQ(b["false_alarms"]["comparisons"], 1);
+  EXPECT_TRUE(b["false_alarms"]["rate"].is_number());
+  EXPECT_TRUE(b["false_alarms"]["upper_95"].is_number());
+  ASSERT_EQ(b["detected"].size(), 1u);
+  EXPECT_EQ(b["detected"][0]["factor"], 1.5);
+  EXPECT_EQ(b["detected"][0]["comparisons"], 2);
+  EXPECT_EQ(j["pooled_false_alarms"]["comparisons"], 1);
+  ASSERT_EQ(j["detection"].size(), 1u);
+  EXPECT_EQ(j["detection"][0]["mde_within"]["comparisons"].get<int>() +
+                j["detection"][0]["mde_beyond"]["comparisons"].get<int>(),
+            2);
+  // The planted session really forwarded the plant.
+  const results::Json index = results::ReadJsonFile(dir + "/plant-1.50-1/index.json");
+  EXPECT_NE(index["forwarded_flags"].dump().find("--plant_slowdown=all:1.50"), std::string::npos)
+      << index["forwarded_flags"].dump();
+
+  // Resumed: nothing to run, the same comparisons.
+  p = Exec(g_study + " " + g_noop + kTiny + " --reuse=" + dir);
+  ASSERT_EQ(p.exit_code, 0) << p.output;
+  EXPECT_NE(p.output.find("0 to run, 3 reused"), std::string::npos) << p.output;
+  EXPECT_EQ(p.output.find("session aa-1"), std::string::npos) << p.output;
+  EXPECT_EQ(results::ReadJsonFile(dir + "/noise_study.json")["benchmarks"], j["benchmarks"]);
+
+  // The same folder with other settings is another study: refused, nothing run.
+  std::string other = kTiny;
+  other.replace(other.find("--rounds=3"), 10, "--rounds=4");
+  p = Exec(g_study + " " + g_noop + other + " --reuse=" + dir);
+  EXPECT_EQ(p.exit_code, 2) << p.output;
+  EXPECT_NE(p.output.find("aa-1 holds another session"), std::string::npos) << p.output;
+  // A fresh --out_dir must be empty.
+  p = Exec(g_study + " " + g_noop + kTiny + " --out_dir=" + dir);
+  EXPECT_EQ(p.exit_code, 2) << p.output;
+  EXPECT_NE(p.output.find("is not empty (to resume a study there: --reuse="), std::string::npos)
+      << p.output;
+}
+
+TEST(NoiseStudy, PartsRunApart) {
+  const std::string dir = Tmp("parts");
+  Proc p = Exec(g_study + " " + g_noop + kTiny + " --part=planted --reuse=" + dir);
+  EXPECT_EQ(p.exit_code, 2) << p.output;  // no such folder yet
+  EXPECT_NE(p.output.find("--reuse: " + dir + " is not a study folder"), std::string::npos)
+      << p.output;
+  fs::create_directories(dir);
+  p = Exec(g_study + " " + g_noop + kTiny + " --part=planted --reuse=" + dir);
+  EXPECT_EQ(p.exit_code, 2) << p.output;
+  EXPECT_NE(p.output.find("--part=planted needs the A/A sessions; not complete in " + dir +
+                          ": aa-1, aa-2 (run --part=aa first)"),
+            std::string::npos)
+      << p.output;
+  p = Exec(g_study + " " + g_noop + kTiny + " --part=aa --reuse=" + dir);
+  ASSERT_EQ(p.exit_code, 0) << p.output;
+  EXPECT_FALSE(fs::exists(dir + "/plant-1.50-1"));
+  EXPECT_TRUE(results::ReadJsonFile(dir + "/noise_study.json")["planted_sessions"].empty());
+  p = Exec(g_study + " " + g_noop + kTiny + " --part=planted --reuse=" + dir);
+  ASSERT_EQ(p.exit_code, 0) << p.output;
+  EXPECT_NE(p.output.find("1 to run, 2 reused"), std::string::npos) << p.output;
+  EXPECT_EQ(results::ReadJsonFile(dir + "/noise_study.json")["planted_sessions"]["1.50"], 1);
+}
+
+TEST(NoiseStudy, BadCommandLinesAreOneLineAndRunNothing) {
+  const std::string dir = Tmp("bad");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {" --tricks=nope", "noise_study: unknown trick 'nope' (known: noop)"},
+      {" --tricks=noop --plants=0.9", "bad value for --plants: '0.9' (expected factors above 1"},
+      {" --tricks=noop --sessions=1", "bad value for --sessions: '1'"},
+      {" --tricks=noop --part=planted", "--part=planted compares against the A/A sessions"},
+      {" --tricks=noop --reuse=/x --out_dir=/y", "--reuse and --out_dir name the same thing"},
+      {" --tricks=noop --part=some", "bad value for --part: 'some'"},
+  };
+  for (const auto& [flags, message] : cases) {
+    const Proc p = Exec(g_study + " " + g_noop + flags + " --dry_run");
+    EXPECT_EQ(p.exit_code, 2) << flags << ": " << p.output;
+    EXPECT_NE(p.output.find(message), std::string::npos) << flags << ": " << p.output;
+  }
+  EXPECT_FALSE(fs::exists(dir));
+}
+
+TEST(NoiseStudy, HelpSaysWhatItMeasures) {
+  const Proc p = Exec(g_study + " --help");
+  EXPECT_EQ(p.exit_code, 0);
+  for (const char* s : {"--sessions=", "--tricks=", "--plants=", "--plant_sessions=", "--part=",
+                        "--reuse=", "--dry_run", "Clopper-Pearson", "minimum detectable effect"}) {
+    EXPECT_NE(p.output.find(s), std::string::npos) << s << "\n" << p.output;
+  }
+}
+
+// The default set names real tricks, and the default study's plan and estimate.
+TEST(NoiseStudy, TheDefaultSetIsRealTricks) {
+  const std::string dir = Tmp("default");
+  const Proc p = Exec(g_study + " " + g_benches + " --dry_run --out_dir=" + dir);
+  ASSERT_EQ(p.exit_code, 0) << p.output;
+  EXPECT_NE(p.output.find("noise study: 11 sessions (7 A/A, 4 planted) of 9 tricks x 5 processes"),
+            std::string::npos)
+      << p.output;
+  EXPECT_NE(p.output.find("plant-1.20-2: run_all --only="), std::string::npos) << p.output;
+  EXPECT_FALSE(fs::exists(dir)) << "a dry run wrote something";
+}
+
+}  // namespace
+}  // namespace trickbench
+
+int main(int argc, char** argv) {
+  testing::InitGoogleTest(&argc, argv);
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a.rfind("--noise_study=", 0) == 0) trickbench::g_study = a.substr(14);
+    if (a.rfind("--noop=", 0) == 0) trickbench::g_noop = a.substr(7);
+    if (a.rfind("--benches=", 0) == 0) trickbench::g_benches = a.substr(10);
+  }
+  // $(rootpaths) gives the rest of the trick binaries as further arguments.
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a.rfind("--", 0) != 0) trickbench::g_benches += " " + a;
+  }
+  return RUN_ALL_TESTS();
+}

@@ -1,0 +1,78 @@
+#include "run_all/noise_study.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <stdexcept>
+
+namespace trickbench {
+namespace run_all {
+namespace noise {
+namespace {
+
+TEST(ClopperPearsonUpper, MatchesTheBinomialTail) {
+  // Values where P(X <= hits | p) = 0.05, from the binomial CDF by bisection.
+  EXPECT_NEAR(ClopperPearsonUpper(1, 10), 0.3941633024, 1e-9);
+  EXPECT_NEAR(ClopperPearsonUpper(0, 20), 0.1391083407, 1e-9);  // 1 - 0.05^(1/20)
+  EXPECT_NEAR(ClopperPearsonUpper(2, 21), 0.2705516993, 1e-9);
+  EXPECT_NEAR(ClopperPearsonUpper(0, 1), 0.95, 1e-12);
+  EXPECT_EQ(ClopperPearsonUpper(7, 7), 1);
+  // A 99% bound lies above the 95% one; more hits, a higher bound.
+  EXPECT_GT(ClopperPearsonUpper(1, 10, 0.99), ClopperPearsonUpper(1, 10));
+  EXPECT_GT(ClopperPearsonUpper(2, 10), ClopperPearsonUpper(1, 10));
+  // The bound is never below the rate itself.
+  for (int hits = 0; hits <= 30; ++hits) EXPECT_GE(ClopperPearsonUpper(hits, 30), hits / 30.0);
+}
+
+TEST(ClopperPearsonUpper, RefusesImpossibleCounts) {
+  EXPECT_THROW(ClopperPearsonUpper(0, 0), std::invalid_argument);
+  EXPECT_THROW(ClopperPearsonUpper(-1, 5), std::invalid_argument);
+  EXPECT_THROW(ClopperPearsonUpper(6, 5), std::invalid_argument);
+  EXPECT_THROW(ClopperPearsonUpper(1, 5, 1.0), std::invalid_argument);
+}
+
+TEST(Tally, CountsAndRates) {
+  Tally t;
+  EXPECT_EQ(t.Rate(), 0);
+  t.Add(true);
+  t.Add(false);
+  t.Add(false);
+  t.Add(true);
+  EXPECT_EQ(t.comparisons, 4);
+  EXPECT_EQ(t.hits, 2);
+  EXPECT_DOUBLE_EQ(t.Rate(), 0.5);
+  Tally pooled;
+  pooled.Add(t);
+  pooled.Add(t);
+  EXPECT_EQ(pooled.comparisons, 8);
+  EXPECT_EQ(pooled.hits, 4);
+}
+
+TEST(BenchmarkStudy, TheMdeIsTheMedianOfItsComparisons) {
+  BenchmarkStudy b;
+  EXPECT_FALSE(b.Mde().has_value());
+  b.mdes = {0.30, 0.10, 0.20};
+  EXPECT_DOUBLE_EQ(*b.Mde(), 0.20);
+  b.mdes.push_back(0.40);
+  EXPECT_DOUBLE_EQ(*b.Mde(), 0.25);
+}
+
+TEST(DefaultTricks, AtLeastEightDistinct) {
+  const auto& t = DefaultTricks();
+  EXPECT_GE(t.size(), 8u);
+  EXPECT_EQ(std::set<std::string>(t.begin(), t.end()).size(), t.size());
+}
+
+TEST(Analyze, NoSessionsNoComparisons) {
+  const StudyResult r = Analyze({}, {});
+  EXPECT_TRUE(r.benchmarks.empty());
+  EXPECT_EQ(r.pooled_false_alarms.comparisons, 0);
+  const results::Json j = ToJson(r);
+  EXPECT_TRUE(j["pooled_false_alarms"]["rate"].is_null());
+  EXPECT_TRUE(j["pooled_false_alarms"]["upper_95"].is_null());
+}
+
+}  // namespace
+}  // namespace noise
+}  // namespace run_all
+}  // namespace trickbench
