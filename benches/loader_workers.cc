@@ -56,6 +56,12 @@ class LoaderWorkers : public trickbench::Trick {
     // Present only when true: Google Benchmark 1.7.1 writes the spread of an all-zero
     // counter as nan, which its JSON cannot carry.
     std::map<std::string, double> c;
+    // The worker count is what this trick varies, so it is the one trick allowed past the
+    // intra-op budget: each worker's ops use the budget's intra-op threads (LibTorch
+    // initialises a new thread's count from the process's), and the total says how far
+    // past the budget a sweep point goes.
+    c["thread_budget"] = at::get_num_threads();
+    c["threads_total"] = static_cast<double>(workers_ + 1) * at::get_num_threads();
     if (workers_ > 0) {
       c["workers"] = static_cast<double>(workers_);
       // The harness's peak_bytes misses the workers' allocations (see the file comment).
