@@ -19,8 +19,9 @@ the run become measured variance; each process has a time limit, its outcome is
 recorded and the run keeps going. A trick skipped (needs CUDA) or invalid in its
 process 1 is not run again. Results land in one folder: <id>.p<k>.json and
 <id>.p<k>.log per process k, index.json (rewritten after each process; "complete":
-true once the run is over; with the machine's load and steal at the start and end)
-and the report (report.json, report.md, report.html).
+true once the run is over; with the load average at the start and end, the CPU steal
+and the trick processes' preemptions during the run) and the report (report.json,
+report.md, report.html).
 
 A/B session (--ab=OLD_BIN_DIR,NEW_BIN_DIR): two builds' trick binaries (folders like
 bazel-bin/benches; the tricks are those given to run_all, or with none given every
