@@ -101,7 +101,8 @@ TEST(Trick, ReproducibleAcrossProcesses) {
 TEST(Trick, SmokeRunWritesCompleteJson) {
   const std::string out = TmpDir() + "/" + g_expected_id + ".json";
   std::remove(out.c_str());
-  const Proc p = RunBinary("--out=" + out + " --min_time=0.001 --threads=1");
+  constexpr int kRounds = 3;
+  const Proc p = RunBinary("--out=" + out + " --min_time=0.001 --rounds=3 --threads=1");
   ASSERT_EQ(p.exit_code, 0) << p.output;
   std::string error;
   const auto j = nlohmann::json::parse(ReadFile(out, &error));
@@ -109,8 +110,9 @@ TEST(Trick, SmokeRunWritesCompleteJson) {
   const auto& tb = j.at("trickbench");
   EXPECT_EQ(tb.at("schema_version"), results::kResultSchemaVersion);
   // The reader reports/ uses accepts what the binary wrote.
+  results::ResultFile back;
   try {
-    results::ReadResultFile(out);
+    back = results::ReadResultFile(out);
   } catch (const results::InputError& e) {
     ADD_FAILURE() << "the result file does not read back: " << e.what();
   }
@@ -132,7 +134,17 @@ TEST(Trick, SmokeRunWritesCompleteJson) {
   EXPECT_TRUE(tb.at("reproducibility").at("bitwise_reproducible").get<bool>())
       << tb.at("reproducibility").dump();
   EXPECT_EQ(j.at("context").at("intra_op_threads"), "1");
-  // Every case x variant ran the default 9 repetitions and has its memory counter.
+  // Every case ran its rounds, every variant once in each.
+  ASSERT_EQ(back.trickbench.rounds.size(), Def().cases().size());
+  for (const results::CaseRounds& c : back.trickbench.rounds) {
+    for (int v = 0; v < static_cast<int>(Def().variants().size()); ++v) {
+      EXPECT_EQ(c.Of(v).size(), static_cast<size_t>(kRounds)) << c.case_name << " variant " << v;
+    }
+    for (int v = 1; v < static_cast<int>(Def().variants().size()); ++v) {
+      EXPECT_EQ(c.LogRatios(v).size(), static_cast<size_t>(kRounds)) << c.case_name;
+    }
+  }
+  // Every case x variant has one Google Benchmark entry per round and its memory counter.
   std::map<std::string, int> repetitions;
   std::set<std::string> medians;
   for (const auto& b : j.at("benchmarks")) {
@@ -151,7 +163,7 @@ TEST(Trick, SmokeRunWritesCompleteJson) {
     ASSERT_EQ(cc.at("variants").size(), Def().variants().size());
     for (const auto& v : cc.at("variants")) {
       const std::string name = v.at("benchmark");
-      EXPECT_EQ(repetitions[name], 9) << name;
+      EXPECT_EQ(repetitions[name], kRounds) << name;
       EXPECT_EQ(medians.count(name), 1u) << name;
       EXPECT_TRUE(v.at("equivalent").get<bool>()) << name;
       EXPECT_TRUE(v.at("active").get<bool>()) << name;
