@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <regex>
 #include <set>
 #include <vector>
 
@@ -130,6 +131,35 @@ void MergeEnvironment(const results::ResultFile& file, const std::string& who, R
           (it == report->environment.end() ? std::string("none") : it->second) + ")");
     }
   }
+}
+
+// Notes that differ only in the process ("x (process 2): k=v (...)") become one note
+// naming the processes ("x (processes 1, 2, 3): k=v (...)"): a trick that sets its own
+// context (deterministic_algorithms sets the determinism flags) differs in every process
+// alike, and five identical lines hide the one that matters.
+void CollapseProcessNotes(std::vector<std::string>* notes) {
+  static const std::regex kProcess(R"(^(\S+) \(process (\d+)\)(: .*)$)");
+  std::vector<std::string> out;
+  std::map<std::string, std::pair<size_t, std::vector<std::string>>> seen;  // rest -> (slot, ps)
+  for (const std::string& n : *notes) {
+    std::smatch m;
+    if (!std::regex_match(n, m, kProcess)) {
+      out.push_back(n);
+      continue;
+    }
+    const std::string key = m[1].str() + m[3].str();
+    auto it = seen.find(key);
+    if (it == seen.end()) {
+      seen[key] = {out.size(), {m[2].str()}};
+      out.push_back(n);
+      continue;
+    }
+    it->second.second.push_back(m[2].str());
+    std::string list;
+    for (const std::string& p : it->second.second) list += (list.empty() ? "" : ", ") + p;
+    out[it->second.first] = m[1].str() + " (processes " + list + ")" + m[3].str();
+  }
+  *notes = std::move(out);
 }
 
 // One trick from its processes' index entries. The index's outcome wins over a result
@@ -268,6 +298,7 @@ Report MergeRun(const std::string& run_dir) {
     Analyze(&t);
     report.tricks.push_back(std::move(t));
   }
+  CollapseProcessNotes(&report.environment_notes);
   return report;
 }
 

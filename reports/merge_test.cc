@@ -66,6 +66,27 @@ TEST(Rounds, TwoProcessesMergeIntoOneTrick) {
   EXPECT_EQ(x.verdict, Verdict::kHolds) << x.verdict_detail;
 }
 
+TEST(Rounds, AnEnvironmentDifferenceOfEveryProcessIsOneNote) {
+  // The second trick sets its own determinism flags (as deterministic_algorithms does):
+  // its three processes differ from the first trick alike, and say so once.
+  const std::string dir = WriteSimulatedRun(
+      ScratchDir("env"), {{"alpha", stats::Simulate(Quiet(3, 1.25), 1)},
+                          {"beta", stats::Simulate(Quiet(3, 1.25), 2)}});
+  for (int k = 1; k <= 3; ++k) {
+    const std::string path = dir + "/beta.p" + std::to_string(k) + ".json";
+    json j = json::parse(Slurp(path));
+    j["context"]["determinism"] = "deterministic_algorithms=1";
+    if (k == 3) j["context"]["torch_version"] = "2.10.0";
+    Spit(path, j.dump());
+  }
+  const Report r = MergeRun(dir);
+  EXPECT_EQ(r.environment_notes,
+            (std::vector<std::string>{
+                "beta (processes 1, 2, 3): determinism=deterministic_algorithms=1 (alpha (process 1) "
+                "has none)",
+                "beta (process 3): torch_version=2.10.0 (alpha (process 1) has 2.11.0)"}));
+}
+
 TEST(Rounds, SeveralProcessesBootstrapAndRerenderIdentically) {
   stats::Scenario sc = Quiet(10, 1.1);
   const std::string dir =
