@@ -19,10 +19,13 @@
 namespace trickbench {
 namespace run_all {
 
-// Processes per trick when --processes is not given: the one place that says it. Five
-// fresh processes turn process-level effects (allocation layout, page placement, CPU
-// frequency) into measured variance while the default run stays within its budget.
-inline constexpr int kDefaultProcesses = 5;
+// Processes per trick when --processes is not given: the one place that says it. Fresh
+// processes turn process-level effects (allocation layout, page placement, CPU
+// frequency) into measured variance, and that variance, not the rounds', sets the width
+// of most intervals here: with 5 processes 8 of 54 settings were imprecise (half-width
+// > 10 %), their advice asked for about 8. Eight of 8 rounds each keep the default run
+// within 10 minutes on a 2-core machine (measured: see README, "Run all").
+inline constexpr int kDefaultProcesses = 8;
 
 struct Options {
   std::vector<std::string> binaries;  // trick binaries; the id is the file name
