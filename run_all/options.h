@@ -24,7 +24,7 @@ namespace run_all {
 // frequency) into measured variance, and that variance, not the rounds', sets the width
 // of most intervals here: with 5 processes 8 of 54 settings were imprecise (half-width
 // > 10 %), their advice asked for about 8. Eight of 8 rounds each keep the default run
-// within 10 minutes on a 2-core machine (measured: see README, "Run all").
+// within 10 minutes on a 2-core machine (measured: see README, "The two commands").
 inline constexpr int kDefaultProcesses = 8;
 
 struct Options {
