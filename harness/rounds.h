@@ -51,9 +51,9 @@ struct TimedRun {
   results::Json benchmarks = results::Json::array();  // Google Benchmark-style entries
 };
 
-// A slowdown planted for the noise study (--plant_slowdown=VARIANT:FACTOR): after each
-// iteration of a planted variant, busy-wait (factor - 1) times that iteration's own
-// time, inside the timed region. Busy, not asleep: a sleeping thread gives its core to
+// A slowdown planted for the noise study (--plant_slowdown=VARIANT:FACTOR): after the
+// last iteration of each sample of a planted variant, busy-wait (factor - 1) times the
+// sample's own time, inside the timed region. Busy, not asleep: a sleeping thread gives its core to
 // the machine, which changes the noise the study is measuring.
 struct Plant {
   std::string variant;  // a variant name, or "all": every variant but the baseline
