@@ -103,7 +103,8 @@ std::string SummaryLine(const Report& r) {
          std::to_string(n.imprecise) + " of " + std::to_string(n.settings) +
          " timed settings imprecise (interval wider than +-" +
          FormatPercent(kImpreciseHalfWidth, 0, false) + ", marked " + kImpreciseMark +
-         ", never a finding).";
+         "; a finding only where the whole interval lies beyond +-" +
+         FormatPercent(kNoEffectBand, 0, false) + ").";
 }
 
 std::string MethodLine(const Report& r) {
@@ -113,8 +114,11 @@ std::string MethodLine(const Report& r) {
          " interval over processes (t; bootstrap from 10 processes; one process: over rounds, "
          "too narrow); p = sign-flip test over processes (from 6), else t; significant below " +
          FormatFixed(kAlpha, 2) + "; imprecise = interval half-width above " +
-         FormatPercent(kImpreciseHalfWidth, 0, false) + "; no effect = interval within +-" +
-         FormatPercent(kNoEffectBand, 0, false) + ". Files without rounds are marked \"" +
+         FormatPercent(kImpreciseHalfWidth, 0, false) + "; an effect counts when it is beyond +-" +
+         FormatPercent(kNoEffectBand, 0, false) + " (interval wholly beyond, or a significant "
+         "estimate beyond with a precise interval); no effect = interval within +-" +
+         FormatPercent(kNoEffectBand, 0, false) + ", or a precise interval around an estimate "
+         "within it. Files without rounds are marked \"" +
          kRepetitionsMethod + "\" (Hodges-Lehmann interval, Mann-Whitney U).";
 }
 

@@ -31,10 +31,10 @@ TEST(Markdown, FlagsImpreciseAndNamesEveryTrick) {
   const Report r = MergeRun(Fixture("run"));
   const std::string md = doc::PrintMarkdown(ReportDocument(r));
   for (const auto& t : r.tricks) EXPECT_NE(md.find("### " + t.id), std::string::npos) << t.id;
-  EXPECT_NE(md.find("inconclusive (imprecise)"), std::string::npos);
+  EXPECT_NE(md.find("holds (imprecise)"), std::string::npos);
   EXPECT_NE(md.find("1 of 7 timed settings imprecise"), std::string::npos);
   EXPECT_NE(md.find("(schema 1: repetitions, no rounds)"), std::string::npos);
-  EXPECT_NE(md.find("repetitions would settle it"), std::string::npos);
+  EXPECT_NE(md.find("faster beyond 5%"), std::string::npos);
 }
 
 TEST(Html, IsWellFormedSelfContainedAndHasEveryTrick) {

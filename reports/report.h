@@ -68,7 +68,7 @@ struct VariantEffect {
   double log_se = 0, dof = 0;     // of log(speedup): what a compare of two runs needs
   double between_sd = 0, within_sd = 0;
   double half_width = 0;  // relative: max(ci_high / speedup - 1, 1 - ci_low / speedup)
-  bool imprecise = false;  // half_width above kImpreciseHalfWidth: never holds / does not hold
+  bool imprecise = false;  // half_width above kImpreciseHalfWidth: a verdict only beyond +-5 %
   // For an inconclusive result with rounds: what would settle it (stats::ToSettle).
   std::optional<int> processes_to_settle, rounds_to_settle;
   int64_t peak_bytes_baseline = 0, peak_bytes_variant = 0;

@@ -147,7 +147,7 @@ TEST(NoiseStudy, TheDefaultSetIsRealTricks) {
   const std::string dir = Tmp("default");
   const Proc p = Exec(g_study + " " + g_benches + " --dry_run --out_dir=" + dir);
   ASSERT_EQ(p.exit_code, 0) << p.output;
-  EXPECT_NE(p.output.find("noise study: 11 sessions (7 A/A, 4 planted) of 9 tricks x 5 processes"),
+  EXPECT_NE(p.output.find("noise study: 11 sessions (7 A/A, 4 planted) of 9 tricks x 8 processes"),
             std::string::npos)
       << p.output;
   EXPECT_NE(p.output.find("plant-1.20-2: run_all --only="), std::string::npos) << p.output;
