@@ -80,7 +80,7 @@ if (( with_cuda )); then
   done
   contains 'trickbench::cuda::IterationTimer::StopSeconds' nm -C "$build/gpu_selftest" || {
     say "FAILED: gpu_selftest has no CUDA event timer (cuda_timing_cuda.cc not linked)"; exit 1; }
-  contains 'trickbench::cuda::TimeOnCurrentStream' nm -C "$build/benches/$trick" || {
+  contains 'trickbench::cuda::TimeIterations' nm -C "$build/benches/$trick" || {
     say "FAILED: $trick has no CUDA timing path"; exit 1; }
   for cuda_src in "$root"/benches/*_cuda.cc; do
     id=$(basename "$cuda_src" _cuda.cc)
