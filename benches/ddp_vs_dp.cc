@@ -283,6 +283,8 @@ TRICKBENCH_TRICK(ddp_vs_dp, DdpVsDp)
     .Category("Distributed")
     .Source("A18, B")
     .Claim("DDP faster: no GIL, one process per device")
+    .Expect(trickbench::claim::Faster().OnCuda("the article compares one process per GPU with one process driving several; LibTorch has no GIL, and without GPUs both layouts share the same cores"))
+    .Trains()
     .Variant("data_parallel_threads", &DdpVsDp::DataParallelThreads)
     .Variant("ddp_gloo", &DdpVsDp::DdpGloo)
     .Tolerance(1e-5, 1e-6);

@@ -84,6 +84,8 @@ TRICKBENCH_TRICK(depthwise_mac, DepthwiseMac)
     .Category("Kernels and data operations")
     .Source("B")
     .Claim("depthwise has low FLOPs but high memory access cost")
+    .Expect(trickbench::claim::Fewer("flop_per_run"))
+    .Expect(trickbench::claim::Fewer("flop_per_byte"))
     .Variant("dense", &DepthwiseMac::Dense)
     .Variant("depthwise", &DepthwiseMac::Depthwise)
     .Tolerance(/*rtol=*/1e-5, /*atol=*/1e-5);

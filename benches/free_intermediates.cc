@@ -85,6 +85,8 @@ TRICKBENCH_TRICK(free_intermediates, FreeIntermediates)
     .Category("Model architecture and training")
     .Source("B")
     .Claim("lower peak memory")
+    .Expect(trickbench::claim::LessMemory())
+    .Trains()
     .Variant("keep_until_next_step", &FreeIntermediates::KeepUntilNextStep)
     .Variant("release_early", &FreeIntermediates::ReleaseEarly)
     // Three steps: the third runs with the second's tensors still held in the baseline.

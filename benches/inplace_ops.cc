@@ -69,6 +69,8 @@ TRICKBENCH_TRICK(inplace_ops, InplaceOps)
     .Category("Model architecture and training")
     .Source("B")
     .Claim("saves memory")
+    .Expect(trickbench::claim::LessMemory())
+    .Trains()
     .Variant("out_of_place", &InplaceOps::OutOfPlace)
     .Variant("in_place", &InplaceOps::InPlace)
     .Bitwise();

@@ -151,6 +151,7 @@ TRICKBENCH_TRICK(prefetch, Prefetch)
     .Category("Data loading")
     .Source("B")
     .Claim("hides loading time")
+    .Expect(trickbench::claim::Faster())
     .Variant("serial", &Prefetch::Serial)
     .Variant("background", &Prefetch::Background)
     .Bitwise();

@@ -56,6 +56,8 @@ TRICKBENCH_TRICK(zero_grad_set_to_none, ZeroGradSetToNone)
     .Category("Model architecture and training")
     .Source("A12, B")
     .Claim("faster, less memory traffic")
+    .Expect(trickbench::claim::Faster())
+    .Trains()
     .Variant("zero", &ZeroGradSetToNone::Zero)
     .Variant("set_to_none", &ZeroGradSetToNone::SetToNone)
     // Two steps: the second baseline zeroing finds grads defined and really zeroes them.

@@ -1,5 +1,6 @@
 #include "harness/checks.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "determinism/guard.h"
@@ -38,7 +39,7 @@ std::string DescribeException(const std::exception& e) {
 }
 
 CheckReport RunChecks(const TrickDef& def, const torch::Device& device, uint64_t seed,
-                      const TimingBackend* timing) {
+                      const TimingBackend* timing, Mutation mutation) {
   CheckReport report;
   auto fail = [&](const std::string& why) {
     if (report.ok) {
@@ -70,7 +71,12 @@ CheckReport RunChecks(const TrickDef& def, const torch::Device& device, uint64_t
           meter.ResetPeak();  // SetUp's temporaries are not the variant's cost
           const auto device_meter = timing ? timing->MeterDeviceMemory() : nullptr;
           const int64_t allocs_before = meter.allocations();
-          for (int s = 0; s < def.check_steps(); ++s) variant.body(*trick);
+          const bool mutated = vi > 0 && mutation != Mutation::kNone;
+          const auto& body = mutated && mutation == Mutation::kBaselineBody
+                                 ? def.variants().front().body
+                                 : variant.body;
+          const int steps = def.check_steps() - (mutated && mutation == Mutation::kSkipStep);
+          for (int s = 0; s < steps; ++s) body(*trick);
           vc.peak_bytes = meter.peak_bytes();
           vc.run_peak_bytes = vc.peak_bytes - vc.setup_bytes;
           vc.allocations = meter.allocations() - allocs_before;
@@ -165,6 +171,24 @@ std::string ValidateDef(const TrickDef& def) {
   if (def.claim().empty()) return def.id() + ": no Claim() from TRICKS.md";
   if (def.category().empty()) return def.id() + ": no Category()";
   if (def.source().empty()) return def.id() + ": no Source()";
+  for (const results::Expectation& e : def.expectations()) {
+    if (!e.variant.empty() && def.VariantIndex(e.variant) <= 0) {
+      return def.id() + ": Expect() names " + e.variant + ", not an optimized variant";
+    }
+    if (!e.case_name.empty() &&
+        std::find(def.cases().begin(), def.cases().end(), e.case_name) == def.cases().end()) {
+      return def.id() + ": Expect() names unknown case " + e.case_name;
+    }
+  }
+  for (const auto& [variant, why] : def.mutation_undetected()) {
+    if (variant != kDroppedUpdate && def.VariantIndex(variant) <= 0) {
+      return def.id() + ": MutationUndetected() names " + variant + ", not an optimized variant";
+    }
+  }
+  if (def.trains() && def.check_steps() < 2) {
+    return def.id() + ": Trains() needs CheckSteps() >= 2 (one of them is dropped in the "
+                      "mutation test)";
+  }
   if (def.VariantIndex(def.reproduced_variant()) < 0) {
     return def.id() + ": Reproduce() names unknown variant " + def.reproduced_variant();
   }

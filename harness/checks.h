@@ -56,12 +56,25 @@ struct CheckReport {
   std::vector<CaseCheck> cases;
 };
 
+// A planted non-application of the trick, for the mutation tests: every check must be
+// shown to fire (//benches:<id>_test runs both on every trick).
+enum class Mutation {
+  kNone,
+  // Every optimized variant runs the baseline's body on the instance set up for it: the
+  // trick not applied. Inactive() or the equivalence check must say so.
+  kBaselineBody,
+  // Every optimized variant runs CheckSteps() - 1 times: one update dropped. For
+  // Trains() tricks, the equivalence check must see it.
+  kSkipStep,
+};
+
 // Every case and variant: fresh seeded instance, SetUp, CheckSteps() runs under the
 // CPU memory meter (and `timing`'s device memory meter, if it has one), Result()
 // against the baseline, Inactive(). Exceptions from the trick become a failed check
 // with the exception's message.
+// `mutation` plants a non-application (above) in every optimized variant.
 CheckReport RunChecks(const TrickDef& def, const torch::Device& device, uint64_t seed,
-                      const TimingBackend* timing = nullptr);
+                      const TimingBackend* timing = nullptr, Mutation mutation = Mutation::kNone);
 
 // Seeded, under DeterministicGuard: fresh instance, SetUp, CheckSteps() runs of
 // `variant` (default: def.reproduced_variant()), fingerprint of Result().

@@ -30,6 +30,7 @@ results::ResultFile NewResultFile(const TrickDef& def, const RunOptions& opts,
   t.category = def.category();
   t.source = def.source();
   t.claim = def.claim();
+  t.expectations = def.expectations();
   t.needs_cuda = def.needs_cuda();
   t.status = results::ResultStatus::kError;
   t.device = device.str();

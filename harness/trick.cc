@@ -1,5 +1,6 @@
 #include "harness/trick.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace trickbench {
@@ -17,6 +18,60 @@ std::vector<TrickDef*>& Index() {
 
 }  // namespace
 
+namespace claim {
+namespace {
+Effect Make(std::string metric, bool lowers, double low, double high) {
+  if (low < 0 || high < 0 || (high > 0 && high < low)) {
+    throw std::invalid_argument("claimed range [" + std::to_string(low) + ", " +
+                                std::to_string(high) + "] of " + metric + " is not a range");
+  }
+  results::Expectation e;
+  e.metric = std::move(metric);
+  e.lowers = lowers;
+  e.low = low;
+  e.high = high;
+  return Effect(std::move(e));
+}
+// "37 % less" is a factor 1 / (1 - 0.37) on the baseline / variant scale.
+double SavingFactor(double fraction) {
+  if (fraction < 0 || fraction >= 1) {
+    throw std::invalid_argument("a memory saving is a fraction in [0, 1), got " +
+                                std::to_string(fraction));
+  }
+  return fraction == 0 ? 0 : 1 / (1 - fraction);
+}
+}  // namespace
+
+Effect Effect::On(std::string device, std::string why) const {
+  Effect e = *this;
+  e.e_.device = std::move(device);
+  e.e_.note = std::move(why);
+  return e;
+}
+Effect Effect::ForVariant(std::string variant) const {
+  Effect e = *this;
+  e.e_.variant = std::move(variant);
+  return e;
+}
+Effect Effect::ForCase(std::string case_name) const {
+  Effect e = *this;
+  e.e_.case_name = std::move(case_name);
+  return e;
+}
+Effect Faster(double low, double high) { return Make("time", true, low, high); }
+Effect Slower(double at_most) { return Make("time", false, 0, at_most); }
+Effect LessMemory(double low, double high) {
+  return Make("memory", true, SavingFactor(low), SavingFactor(high));
+}
+Effect MoreMemory() { return Make("memory", false, 0, 0); }
+Effect Fewer(std::string counter, double low, double high) {
+  return Make(std::move(counter), true, low, high);
+}
+Effect More(std::string counter, double low, double high) {
+  return Make(std::move(counter), false, low, high);
+}
+}  // namespace claim
+
 TrickDef::TrickDef(std::string id, Factory factory)
     : id_(std::move(id)), factory_(std::move(factory)) {}
 
@@ -31,6 +86,29 @@ TrickDef& TrickDef::Source(std::string v) {
 TrickDef& TrickDef::Claim(std::string v) {
   claim_ = std::move(v);
   return *this;
+}
+TrickDef& TrickDef::Expect(claim::Effect effect) {
+  expectations_.push_back(effect.expectation());
+  return *this;
+}
+TrickDef& TrickDef::Trains(std::vector<std::string> cases) {
+  trains_ = true;
+  training_cases_ = std::move(cases);
+  return *this;
+}
+bool TrickDef::Trains(const std::string& case_name) const {
+  return trains_ && (training_cases_.empty() ||
+                     std::find(training_cases_.begin(), training_cases_.end(), case_name) !=
+                         training_cases_.end());
+}
+TrickDef& TrickDef::MutationUndetected(std::string variant, std::string why) {
+  if (why.empty()) throw std::invalid_argument(id_ + ": MutationUndetected needs a reason");
+  mutation_undetected_[std::move(variant)] = std::move(why);
+  return *this;
+}
+std::string TrickDef::MutationUndetectedWhy(const std::string& variant) const {
+  const auto it = mutation_undetected_.find(variant);
+  return it == mutation_undetected_.end() ? "" : it->second;
 }
 TrickDef& TrickDef::NeedsCuda(std::string why) {
   needs_cuda_ = true;

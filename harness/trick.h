@@ -62,6 +62,8 @@
 //       .Category("Model architecture and training")
 //       .Source("A14, B")
 //       .Claim("less memory and time")
+//       .Expect(trickbench::claim::LessMemory())
+//       .Expect(trickbench::claim::Faster())
 //       .Variant("grad_mode", &NoGradInference::GradMode)
 //       .Variant("no_grad", &NoGradInference::NoGrad)
 //       .Variant("inference_mode", &NoGradInference::Inference)
@@ -91,9 +93,14 @@
 #include <string>
 #include <vector>
 
+#include "results/result_file.h"
+
 namespace trickbench {
 
 using Tensors = std::vector<torch::Tensor>;
+
+// The name MutationUndetected() takes for "a dropped update is not caught" (Trains()).
+inline constexpr char kDroppedUpdate[] = "<dropped update>";
 
 // What one trick instance is set up for.
 struct Setting {
@@ -128,6 +135,44 @@ class Trick {
   virtual int64_t ItemsPerRun() const { return 0; }
 };
 
+// The article's claim as data, for the report to grade each setting against
+// (reports/SCHEMA.md "Claims"). Build one with the functions below and chain where it
+// applies:
+//
+//   .Expect(claim::Faster(1.3, 4.0).OnCuda("tensor cores: the article's fp16 figure"))
+//   .Expect(claim::LessMemory(0.37).ForVariant("amp"))
+//   .Expect(claim::Fewer("flop_per_run"))
+//
+// A figure of 0 means the article gives none: any material effect (beyond the report's
+// +-5 % band) in the claimed direction holds.
+namespace claim {
+class Effect {
+ public:
+  explicit Effect(results::Expectation e) : e_(std::move(e)) {}
+  Effect OnCuda(std::string why) const { return On("cuda", std::move(why)); }
+  Effect OnCpu(std::string why) const { return On("cpu", std::move(why)); }
+  Effect ForVariant(std::string variant) const;
+  Effect ForCase(std::string case_name) const;
+  const results::Expectation& expectation() const { return e_; }
+
+ private:
+  Effect On(std::string device, std::string why) const;
+  results::Expectation e_;
+};
+// Time: the variant is `low`-`high` times faster (1.08, 1.35 for "8-35 % faster").
+Effect Faster(double low = 0, double high = 0);
+// Time: a cost, the variant is slower by a factor of at most `at_most` (0: unbounded).
+Effect Slower(double at_most = 0);
+// Peak memory: the variant holds `low`-`high` less (0.37 for "37 % less").
+Effect LessMemory(double low = 0, double high = 0);
+// Peak memory: a cost, the variant holds more.
+Effect MoreMemory();
+// A counter of Counters() (or the device meter's): lower by a factor `low`-`high`.
+Effect Fewer(std::string counter, double low = 0, double high = 0);
+// A counter: higher by a factor `low`-`high`.
+Effect More(std::string counter, double low = 0, double high = 0);
+}  // namespace claim
+
 struct Tolerance {
   double rtol = 0;
   double atol = 0;
@@ -149,6 +194,19 @@ class TrickDef {
   TrickDef& Category(std::string category);
   TrickDef& Source(std::string source);  // "A14, B": the article markers of TRICKS.md
   TrickDef& Claim(std::string claim);    // the article's claim, quoted
+  // The claim as data, one metric each; a trick whose claim has nothing to measure
+  // (reproducibility) has none, and its report says so.
+  TrickDef& Expect(claim::Effect effect);
+  // Result() is the state after CheckSteps() updates (a training step, an optimizer
+  // step): the mutation test then also drops one update of every optimized variant,
+  // which the equivalence check must catch (so the tolerance must be tight enough).
+  // `cases`: the cases that train, when not all do.
+  TrickDef& Trains(std::vector<std::string> cases = {});
+  // The mutation test (a variant run with the baseline's body) must catch every
+  // optimized variant; one whose non-application no check can see is listed here, with
+  // why, and the test then asserts that it is still not caught.
+  // MutationUndetected(kDroppedUpdate, why): the tolerance cannot see one dropped update.
+  TrickDef& MutationUndetected(std::string variant, std::string why);
   // Runs only with CUDA: on a machine without it the trick is reported as skipped
   // with this reason.
   TrickDef& NeedsCuda(std::string why);
@@ -170,6 +228,14 @@ class TrickDef {
   const std::string& category() const { return category_; }
   const std::string& source() const { return source_; }
   const std::string& claim() const { return claim_; }
+  const std::vector<results::Expectation>& expectations() const { return expectations_; }
+  bool trains() const { return trains_; }
+  bool Trains(const std::string& case_name) const;
+  // "" when the mutation test must catch `variant`; else why it cannot.
+  std::string MutationUndetectedWhy(const std::string& variant) const;
+  const std::map<std::string, std::string>& mutation_undetected() const {
+    return mutation_undetected_;
+  }
   bool needs_cuda() const { return needs_cuda_; }
   const std::string& needs_cuda_reason() const { return needs_cuda_reason_; }
   const std::vector<std::string>& cases() const { return cases_; }
@@ -182,6 +248,10 @@ class TrickDef {
 
  private:
   std::string id_, category_, source_, claim_;
+  std::vector<results::Expectation> expectations_;
+  bool trains_ = false;
+  std::vector<std::string> training_cases_;  // empty: every case
+  std::map<std::string, std::string> mutation_undetected_;
   bool needs_cuda_ = false;
   std::string needs_cuda_reason_;
   std::vector<std::string> cases_{""};

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <set>
 #include <string>
 
@@ -38,6 +39,12 @@ const TrickDef& Def() {
 
 bool NeedsMissingCuda() { return Def().needs_cuda() && !torch::cuda::is_available(); }
 
+// The device the trick binary picks by default: CUDA where there is one, so the checks
+// below test what a run on this host measures.
+torch::Device TestDevice() {
+  return torch::cuda::is_available() ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
+}
+
 std::string TmpDir() {
   const char* d = std::getenv("TEST_TMPDIR");
   return d ? d : "/tmp";
@@ -59,7 +66,7 @@ TEST(Trick, RegisteredUnderItsFileName) {
 
 TEST(Trick, VariantsAgreeAndAreInEffect) {
   if (NeedsMissingCuda()) GTEST_SKIP() << "needs CUDA: " << Def().needs_cuda_reason();
-  const CheckReport report = RunChecks(Def(), torch::kCPU, /*seed=*/0);
+  const CheckReport report = RunChecks(Def(), TestDevice(), /*seed=*/0);
   EXPECT_TRUE(report.ok) << report.reason;
   ASSERT_EQ(report.cases.size(), Def().cases().size());
   for (const auto& cc : report.cases) {
@@ -72,13 +79,68 @@ TEST(Trick, VariantsAgreeAndAreInEffect) {
   }
 }
 
+// The mutation test: every optimized variant run with the baseline's body (the trick not
+// applied) must fail a check, Inactive() or equivalence, or a check that passes either
+// way would let an unapplied trick be timed and reported.
+TEST(Trick, NotAppliedIsCaught) {
+  if (NeedsMissingCuda()) GTEST_SKIP() << "needs CUDA: " << Def().needs_cuda_reason();
+  const CheckReport report = RunChecks(Def(), TestDevice(), 0, nullptr, Mutation::kBaselineBody);
+  if (Def().mutation_undetected().empty()) {
+    EXPECT_FALSE(report.ok) << "every variant passed its checks with the baseline's body";
+  }
+  std::map<std::string, bool> escaped_somewhere;  // MutationUndetected variant -> seen uncaught
+  for (const auto& cc : report.cases) {
+    for (size_t i = 1; i < cc.variants.size(); ++i) {
+      const VariantCheck& vc = cc.variants[i];
+      const bool caught = !vc.inactive.empty() || !vc.vs_baseline.equal;
+      const std::string where = (cc.case_name.empty() ? "" : cc.case_name + "/") + vc.variant;
+      if (Def().MutationUndetectedWhy(vc.variant).empty()) {
+        EXPECT_TRUE(caught) << where << " run with the baseline's body passed every check: "
+                            << "Inactive() cannot tell that the trick was not applied";
+      } else {
+        escaped_somewhere[vc.variant] |= !caught;
+      }
+    }
+  }
+  // The list of undetected variants stays true: each still escapes in some case.
+  for (const auto& [variant, escaped] : escaped_somewhere) {
+    EXPECT_TRUE(escaped) << variant << " is caught in every case now: remove its "
+                         << "MutationUndetected (" << Def().MutationUndetectedWhy(variant) << ")";
+  }
+}
+
+// For a training trick: every optimized variant with one update dropped must differ
+// from the baseline, or the tolerance is too loose to see a lost update.
+TEST(Trick, DroppedUpdateIsCaught) {
+  if (!Def().trains()) GTEST_SKIP() << "not a training trick (no Trains())";
+  const std::string undetected = Def().MutationUndetectedWhy(kDroppedUpdate);
+  if (NeedsMissingCuda()) GTEST_SKIP() << "needs CUDA: " << Def().needs_cuda_reason();
+  const CheckReport report = RunChecks(Def(), TestDevice(), 0, nullptr, Mutation::kSkipStep);
+  for (const auto& cc : report.cases) {
+    if (!Def().Trains(cc.case_name)) continue;
+    for (size_t i = 1; i < cc.variants.size(); ++i) {
+      const VariantCheck& vc = cc.variants[i];
+      if (!undetected.empty()) {
+        EXPECT_TRUE(vc.vs_baseline.equal) << "the dropped update is caught now: remove "
+                                          << "MutationUndetected(kDroppedUpdate, ...)";
+        continue;
+      }
+      EXPECT_FALSE(vc.vs_baseline.equal)
+          << (cc.case_name.empty() ? "" : cc.case_name + "/") << vc.variant
+          << " with one of " << Def().check_steps() << " updates dropped still matches the "
+          << "baseline within rtol " << Def().tolerance().rtol << ", atol "
+          << Def().tolerance().atol << " (max abs diff " << vc.vs_baseline.max_abs_diff << ")";
+    }
+  }
+}
+
 TEST(Trick, ReproducibleInProcessAndSensitiveToTheSeed) {
   if (NeedsMissingCuda()) GTEST_SKIP() << "needs CUDA: " << Def().needs_cuda_reason();
   for (const std::string& c : Def().cases()) {
-    const Fingerprint a = ReproduceFingerprint(Def(), c, torch::kCPU, 1);
-    const Fingerprint b = ReproduceFingerprint(Def(), c, torch::kCPU, 1);
+    const Fingerprint a = ReproduceFingerprint(Def(), c, TestDevice(), 1);
+    const Fingerprint b = ReproduceFingerprint(Def(), c, TestDevice(), 1);
     EXPECT_EQ(a, b) << "case '" << c << "' diverged at " << FirstDifference(a, b).value_or("?");
-    const Fingerprint other = ReproduceFingerprint(Def(), c, torch::kCPU, 2);
+    const Fingerprint other = ReproduceFingerprint(Def(), c, TestDevice(), 2);
     EXPECT_NE(a, other) << "case '" << c
                         << "': seed 2 gives the same fingerprint as seed 1; the result does "
                            "not depend on the seeded RNG, so this check could not fail";

@@ -152,6 +152,35 @@ CaseRounds ReadCaseRounds(const Fields& f, const Json& j, const std::string& pat
   return c;
 }
 
+}  // namespace
+
+Json Expectation::ToJson() const {
+  const Expectation& e = *this;
+  return {{"metric", e.metric}, {"lowers", e.lowers},   {"low", e.low},
+          {"high", e.high},     {"device", e.device},   {"variant", e.variant},
+          {"case", e.case_name}, {"note", e.note}};
+}
+
+Expectation Expectation::FromJson(const Fields& f, const Json& j, const std::string& path) {
+  Expectation e;
+  e.metric = f.String(j, path, "metric");
+  if (e.metric.empty()) f.Fail(JsonPath(path, "metric"), "empty");
+  e.lowers = f.Bool(j, path, "lowers");
+  e.low = f.Number(j, path, "low");
+  e.high = f.Number(j, path, "high");
+  if (e.low < 0 || e.high < 0 || (e.high > 0 && e.high < e.low)) {
+    f.Fail(path, "claimed range [" + std::to_string(e.low) + ", " + std::to_string(e.high) +
+                     "] is not a range of factors (0 <= low <= high, high 0 for none)");
+  }
+  e.device = f.String(j, path, "device");
+  e.variant = f.String(j, path, "variant");
+  e.case_name = f.String(j, path, "case");
+  e.note = f.String(j, path, "note");
+  return e;
+}
+
+namespace {
+
 Json TrickResultJson(const TrickResult& t) {
   Json settings = {{"threads", t.settings.threads},
                    {"repetitions", t.settings.repetitions},
@@ -171,6 +200,11 @@ Json TrickResultJson(const TrickResult& t) {
             {"category", t.category},
             {"source", t.source},
             {"claim", t.claim},
+            {"expectations", [&] {
+               Json a = Json::array();
+               for (const Expectation& e : t.expectations) a.push_back(e.ToJson());
+               return a;
+             }()},
             {"needs_cuda", t.needs_cuda},
             {"status", Name(t.status)},
             {"reason", t.reason},
@@ -298,6 +332,11 @@ std::vector<double> CaseRounds::LogRatios(int variant) const {
   return out;
 }
 
+bool Expectation::operator==(const Expectation& o) const {
+  return metric == o.metric && lowers == o.lowers && low == o.low && high == o.high &&
+         device == o.device && variant == o.variant && case_name == o.case_name && note == o.note;
+}
+
 std::vector<const RoundSample*> CaseRounds::Of(int variant) const {
   std::vector<const RoundSample*> out;
   for (const RoundSample& s : samples) {
@@ -332,6 +371,13 @@ ResultFile ResultFile::FromJson(const Json& j, const std::string& file) {
   t.category = f.String(tb, tpath, "category");
   t.source = f.String(tb, tpath, "source");
   t.claim = f.String(tb, tpath, "claim");
+  if (tb.contains("expectations")) {
+    t.has_expectations = true;
+    const Json& es = f.Array(tb, tpath, "expectations");
+    for (size_t i = 0; i < es.size(); ++i) {
+      t.expectations.push_back(Expectation::FromJson(f, es[i], JsonPath("trickbench.expectations", i)));
+    }
+  }
   if (tb.contains("needs_cuda")) t.needs_cuda = f.Bool(tb, tpath, "needs_cuda");
   const std::string status = f.String(tb, tpath, "status");
   const auto parsed = ParseResultStatus(status);

@@ -139,9 +139,34 @@ struct CaseRounds {
   std::vector<const RoundSample*> Of(int variant) const;
 };
 
+// What the article claims one variant does to one metric (trickbench.expectations[],
+// SCHEMA.md "Claims"): the report grades each measured setting against it.
+// The factor is baseline / variant when the claim is that the variant lowers the metric
+// (a speedup; a memory saving of 37 % is a factor 1 / 0.63), variant / baseline when it
+// raises it (a cost the article warns of). One scale for every metric keeps one grading.
+struct Expectation {
+  static Expectation FromJson(const Fields& f, const Json& j, const std::string& path);
+  Json ToJson() const;
+
+  std::string metric;    // "time", "memory" (peak: the device's on CUDA) or a checks counter
+  bool lowers = true;    // the variant lowers the metric; false: raises it
+  double low = 0;        // the claimed factor's lower end; 0: no figure, any material effect
+  double high = 0;       // its upper end; 0: none given
+  std::string device;    // "cuda" or "cpu": where the article's figure applies; "" anywhere
+  std::string variant;   // the variant it is about; "" every non-baseline variant
+  std::string case_name; // the case it is about; "" every case
+  std::string note;      // why it applies only there, or where the figure comes from
+
+  bool operator==(const Expectation& o) const;
+};
+
 // The "trickbench" object.
 struct TrickResult {
   std::string id, category, source, claim;
+  // Optional (absent before claims were data): the claim as data. A file without it is
+  // graded by the words of `claim` (reports/analyze.h ClassifyClaim), with no figures.
+  std::vector<Expectation> expectations;
+  bool has_expectations = false;  // the file had the field (even empty)
   bool needs_cuda = false;  // optional
   ResultStatus status = ResultStatus::kError;
   std::string reason;  // why, for anything but ok

@@ -39,7 +39,7 @@ TEST(ResultFile, KeepsTheFieldOrderOfTheWriters) {
   std::vector<std::string> keys;
   for (const auto& [k, v] : tb.items()) keys.push_back(k);
   EXPECT_EQ(keys, (std::vector<std::string>{
-                      "schema_version", "id", "category", "source", "claim", "needs_cuda",
+                      "schema_version", "id", "category", "source", "claim", "expectations", "needs_cuda",
                       "status", "reason", "device", "baseline", "variants", "cases",
                       "reproduced_variant", "tolerance", "settings", "nvtx", "checks",
                       "reproducibility", "rounds"}));

@@ -15,6 +15,7 @@ ResultFile FullResult() {
   t.category = "Kernels";
   t.source = "A1";
   t.claim = "faster";
+  t.expectations = {Expectation{.metric = "time"}};
   t.needs_cuda = false;
   t.status = ResultStatus::kOk;
   t.device = "cpu";
