@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -168,22 +169,250 @@ std::optional<stats::Speedup> MeasureTime(const Trick& t, const Variant& base, c
   return std::nullopt;
 }
 
-Verdict JudgeMemory(const VariantEffect& c, std::string* detail) {
-  if (c.peak_bytes_baseline == 0 && c.peak_bytes_variant == 0) {
-    *detail = "memory: no CPU allocation seen by the meter";
-    return Verdict::kInconclusive;
-  }
-  const std::string change =
-      FormatBytes(c.peak_bytes_baseline) + " -> " + FormatBytes(c.peak_bytes_variant) +
-      (c.memory_change ? " (" + FormatPercent(*c.memory_change) + ")" : "");
-  if (c.peak_bytes_variant < c.peak_bytes_baseline) {
-    *detail = "less memory: " + change;
-    return Verdict::kHolds;
-  }
-  *detail = "memory not lower: " + change;
-  return Verdict::kDoesNotHold;
+// A measured effect on the baseline / variant scale (> 1: the variant lowers the metric).
+struct Measured {
+  double estimate = 1, low = 1, high = 1;
+  bool imprecise = false;
+  bool significant = false;  // the interval excludes 1 (exact figures: they differ)
+  std::string text;
+};
+
+std::string FactorRange(double low, double high) {
+  const auto x = [](double v) { return FormatFixed(v, v < 10 ? 2 : 1); };
+  if (low <= 0) return "";
+  if (high <= 0) return ">= " + x(low) + "x";
+  if (high == low) return x(low) + "x";
+  return x(low) + "-" + x(high) + "x";
 }
 
+std::string SavingRange(double low, double high) {
+  const auto pct = [](double f) { return FormatPercent(1 - 1 / f, 0, false); };
+  if (low <= 0) return "";
+  if (high <= 0 || high == low) return pct(low);
+  return pct(low) + "-" + pct(high);
+}
+
+}  // namespace
+
+std::string ClaimedText(const results::Expectation& e) {
+  const std::string band = "beyond +-" + FormatPercent(kNoEffectBand, 0, false);
+  std::string out;
+  if (e.metric == "time") {
+    if (e.lowers) {
+      out = e.low > 0 ? FactorRange(e.low, e.high) + " faster" : "faster (" + band + ")";
+    } else {
+      out = "slower" + (e.high > 0 ? ", at most " + FactorRange(e.high, e.high) : " (" + band + ")");
+    }
+  } else if (e.metric == "memory") {
+    if (e.lowers) {
+      out = e.low > 0 ? SavingRange(e.low, e.high) + " less peak memory"
+                      : "less peak memory (" + band + ")";
+    } else {
+      out = "more peak memory (" + band + ")";
+    }
+  } else {
+    out = std::string(e.lowers ? "fewer " : "more ") + e.metric +
+          (e.low > 0 ? " (" + FactorRange(e.low, e.high) + ")" : "");
+  }
+  if (!e.device.empty()) out += " on " + e.device;
+  if (!e.case_name.empty()) out += " [" + e.case_name + "]";
+  return out;
+}
+
+namespace {
+
+// The grading rules of SCHEMA.md section 5, in order. `m` is on the baseline / variant
+// scale; a claimed cost (e.lowers false) is graded on its inverse, so that every claim
+// reads "the factor is at least `low`" and, for a cost, "at most `high`".
+Grade GradeAgainst(const results::Expectation& e, const Measured& m, std::string* why) {
+  const double band_hi = 1 + kNoEffectBand, band_lo = 1 / band_hi;
+  const double est = e.lowers ? m.estimate : 1 / m.estimate;
+  const double lo = e.lowers ? m.low : 1 / m.high;
+  const double hi = e.lowers ? m.high : 1 / m.low;
+  const double want = std::max(e.low, band_hi);
+  const bool cost = !e.lowers;
+  const std::string claimed_low = e.low > 0 ? FactorRange(e.low, 0).substr(3) : "the band";
+  if (lo >= want) {
+    if (cost && e.high > 0 && lo > e.high) {
+      *why = "a larger cost than the claimed at most " + FactorRange(e.high, e.high);
+      return Grade::kLargerThanClaimed;
+    }
+    if (cost && e.high > 0 && hi > e.high) {
+      *why = "a real cost, but whether it stays within " + FactorRange(e.high, e.high) +
+             " is not settled";
+      return Grade::kNotSettled;
+    }
+    *why = !cost && e.high > 0 && lo > e.high ? "above the claimed range" : "in the claimed range";
+    return Grade::kHolds;
+  }
+  if (hi <= band_lo) {
+    *why = "a material effect the other way";
+    return Grade::kOpposite;
+  }
+  if (lo >= band_lo && hi <= band_hi) {
+    *why = "the interval lies within +-" + FormatPercent(kNoEffectBand, 0, false);
+    return Grade::kNoEffect;
+  }
+  if (lo >= band_hi && hi < want) {
+    *why = "a material effect, below the claimed " + claimed_low;
+    return Grade::kSmallerThanClaimed;
+  }
+  if (m.imprecise) {
+    *why = "the interval is wider than +-" + FormatPercent(kImpreciseHalfWidth, 0, false);
+    return Grade::kImprecise;
+  }
+  if (est > band_lo && est < band_hi) {
+    *why = "a precise interval around an estimate within +-" +
+           FormatPercent(kNoEffectBand, 0, false);
+    return Grade::kNoEffect;
+  }
+  if (m.significant && est <= band_lo) {
+    *why = "significant, the other way";
+    return Grade::kOpposite;
+  }
+  if (m.significant && est >= band_hi) {
+    if (hi < want) {
+      *why = "significant, below the claimed " + claimed_low;
+      return Grade::kSmallerThanClaimed;
+    }
+    if (want <= band_hi && !(cost && e.high > 0 && hi > e.high)) {
+      *why = "significant, beyond the band";
+      return Grade::kHolds;
+    }
+    *why = "a real effect; whether it reaches the claimed range is not settled";
+    return Grade::kNotSettled;
+  }
+  *why = "the interval straddles the band's edge";
+  return Grade::kNotSettled;
+}
+
+// Exact figures (the checks' memory and counters): an "interval" of one point.
+Measured Exact(double baseline, double variant, std::string text) {
+  Measured m;
+  m.estimate = baseline == variant ? 1
+               : variant == 0     ? std::numeric_limits<double>::infinity()
+                                  : baseline / variant;
+  m.low = m.high = m.estimate;
+  m.significant = baseline != variant;
+  m.text = std::move(text);
+  return m;
+}
+
+// The figure `e` is about, in this setting; none (and why) when it was not measured.
+std::optional<Measured> MeasureFor(const results::Expectation& e, const Trick& t,
+                                   const Variant& base, const Variant& v, const VariantEffect& c,
+                                   std::string* why) {
+  if (e.metric == "time") {
+    if (!c.timed) {
+      *why = "not timed";
+      return std::nullopt;
+    }
+    Measured m;
+    m.estimate = c.speedup, m.low = c.ci_low, m.high = c.ci_high;
+    m.imprecise = c.imprecise;
+    m.significant = c.significant;
+    m.text = IntervalText(c) + (c.method == "rounds" ? " (one process: the interval leaves out "
+                                                       "process-to-process variation)"
+                                                     : "");
+    return m;
+  }
+  if (e.metric == "memory") {
+    const bool cuda = t.device.rfind("cuda", 0) == 0;
+    if (cuda) {
+      const auto b = base.counters.find("cuda_peak_allocated_bytes");
+      const auto x = v.counters.find("cuda_peak_allocated_bytes");
+      if (b == base.counters.end() || x == v.counters.end()) {
+        *why = "no device memory peak recorded";
+        return std::nullopt;
+      }
+      return Exact(b->second, x->second,
+                   "device peak " + FormatBytes(static_cast<int64_t>(b->second)) + " -> " +
+                       FormatBytes(static_cast<int64_t>(x->second)));
+    }
+    if (base.peak_bytes == 0 && v.peak_bytes == 0) {
+      *why = "no CPU allocation seen by the meter";
+      return std::nullopt;
+    }
+    return Exact(static_cast<double>(base.peak_bytes), static_cast<double>(v.peak_bytes),
+                 FormatBytes(base.peak_bytes) + " -> " + FormatBytes(v.peak_bytes) +
+                     (c.memory_change ? " (" + FormatPercent(*c.memory_change) + ")" : ""));
+  }
+  const auto b = base.counters.find(e.metric);
+  const auto x = v.counters.find(e.metric);
+  if (b == base.counters.end() || x == v.counters.end() || !std::isfinite(b->second) ||
+      !std::isfinite(x->second)) {
+    *why = "counter " + e.metric + " not recorded for both variants";
+    return std::nullopt;
+  }
+  const auto num = [](double d) { return FormatFixed(d, std::fabs(d) >= 100 ? 0 : 3); };
+  return Exact(b->second, x->second, e.metric + " " + num(b->second) + " -> " + num(x->second));
+}
+
+bool AppliesTo(const results::Expectation& e, const VariantEffect& c) {
+  return (e.variant.empty() || e.variant == c.variant) &&
+         (e.case_name.empty() || e.case_name == c.case_name);
+}
+
+// Every claimed effect on this setting, graded.
+void GradeSetting(const Trick& t, const Variant& base, const Variant& v, VariantEffect* c) {
+  c->grades.clear();
+  for (const results::Expectation& e : t.expectations) {
+    if (!AppliesTo(e, *c)) continue;
+    ClaimGrade g;
+    g.expectation = e;
+    g.claimed = ClaimedText(e);
+    if (!e.device.empty() && t.device.rfind(e.device, 0) != 0) {
+      g.grade = Grade::kNotApplicable;
+      g.measured = "-";
+      g.detail = "the claim is for " + e.device + " (" + e.note + "); this run is on " +
+                 (t.device.empty() ? "an unknown device" : t.device);
+      c->grades.push_back(std::move(g));
+      continue;
+    }
+    std::string why;
+    const std::optional<Measured> m = MeasureFor(e, t, base, v, *c, &why);
+    if (!m) {
+      g.grade = e.metric == "time" ? Grade::kNotSettled : Grade::kNotApplicable;
+      g.measured = "-";
+      g.detail = why;
+    } else {
+      g.measured = m->text;
+      g.grade = GradeAgainst(e, *m, &g.detail);
+      if (e.metric == "time" && VerdictOf(g.grade) == Verdict::kInconclusive) {
+        if (c->processes_to_settle) {
+          g.detail += "; about " + std::to_string(*c->processes_to_settle) + " processes x " +
+                      std::to_string(c->rounds_to_settle.value_or(0)) +
+                      " rounds would settle it";
+        } else if (c->repetitions_to_settle) {
+          g.detail += "; about " + std::to_string(*c->repetitions_to_settle) +
+                      " repetitions would settle it";
+        }
+      }
+    }
+    c->grades.push_back(std::move(g));
+  }
+}
+
+}  // namespace
+
+std::vector<results::Expectation> ClaimFromWords(const std::string& claim) {
+  bool time = false, memory = false;
+  ClassifyClaim(claim, &time, &memory);
+  std::vector<results::Expectation> out;
+  if (time) {
+    results::Expectation e;
+    e.metric = "time";
+    out.push_back(e);
+  }
+  if (memory) {
+    results::Expectation e;
+    e.metric = "memory";
+    out.push_back(e);
+  }
+  return out;
+}
+
+namespace {
 }  // namespace
 
 void ClassifyClaim(const std::string& claim, bool* time, bool* memory) {
@@ -199,7 +428,16 @@ void ClassifyClaim(const std::string& claim, bool* time, bool* memory) {
 }
 
 void Analyze(Trick* t) {
-  ClassifyClaim(t->claim, &t->claims_time, &t->claims_memory);
+  if (t->expectations.empty() && !t->claim.empty() &&
+      (t->expectations_from_words || !t->has_expectations_field)) {
+    t->expectations = ClaimFromWords(t->claim);
+    t->expectations_from_words = true;
+  }
+  t->claims_time = t->claims_memory = false;
+  for (const auto& e : t->expectations) {
+    t->claims_time |= e.metric == "time";
+    t->claims_memory |= e.metric == "memory";
+  }
   t->imprecise = false;
   for (Variant& v : t->variants) {
     if (v.samples_ns.empty()) continue;
@@ -230,27 +468,30 @@ void Analyze(Trick* t) {
       c.verdict = Verdict::kNotApplicable;
       c.verdict_detail = results::Name(t->outcome) + (t->reason.empty() ? "" : ": " + t->reason);
     } else {
-      std::vector<std::string> parts;
-      std::vector<Verdict> verdicts;
+      std::string time_detail;
       if (c.timed) {
         const std::optional<stats::Speedup> s = MeasureTime(*t, *base, v, &c);
         t->imprecise |= c.imprecise;
-        JudgeTime(&c, s, c.rounds);
-        if (t->claims_time) {
-          verdicts.push_back(c.verdict);
-          parts.push_back(c.verdict_detail);
-        } else {
-          parts.push_back("time (not claimed): " + c.verdict_detail);
-        }
-      } else if (t->claims_time) {
-        verdicts.push_back(Verdict::kInconclusive);
-        parts.push_back("not timed");
+        JudgeTime(&c, s, c.rounds);  // the settling advice, and the time's own reading
+        time_detail = c.verdict_detail;
       }
-      if (t->claims_memory) {
-        std::string detail;
-        verdicts.push_back(JudgeMemory(c, &detail));
-        parts.push_back(detail);
+      GradeSetting(*t, *base, v, &c);
+      std::vector<Verdict> verdicts;
+      std::vector<std::string> parts;
+      bool time_graded = false;
+      for (const ClaimGrade& g : c.grades) {
+        const Verdict x = VerdictOf(g.grade);
+        if (x != Verdict::kNotApplicable) verdicts.push_back(x);
+        time_graded |= g.expectation.metric == "time" && x != Verdict::kNotApplicable;
+        parts.push_back(g.claimed + ": " + GradeName(g.grade) + " (" + g.detail +
+                        (g.measured == "-" ? "" : "; " + g.measured) + ")");
       }
+      if (c.grades.empty()) {
+        parts.push_back(t->expectations.empty()
+                            ? "the claim names no measurable effect (see reproducibility)"
+                            : "the claim says nothing about this setting");
+      }
+      if (c.timed && !time_graded) parts.push_back("time (not judged here): " + time_detail);
       const auto has = [&](Verdict x) {
         return std::find(verdicts.begin(), verdicts.end(), x) != verdicts.end();
       };
@@ -273,24 +514,36 @@ void Analyze(Trick* t) {
     t->verdict_detail = results::Name(t->outcome) + (t->reason.empty() ? "" : ": " + t->reason);
     return;
   }
-  int holds = 0, inconclusive = 0;
+  // Over the settings the claim applies to, without picking the best: "holds" only
+  // when every one holds.
+  int holds = 0, inconclusive = 0, applicable = 0;
   for (const auto& c : t->effects) {
+    applicable += c.verdict != Verdict::kNotApplicable;
     holds += c.verdict == Verdict::kHolds;
     inconclusive += c.verdict == Verdict::kInconclusive;
   }
-  const int n = static_cast<int>(t->effects.size());
-  if (holds > 0) {
+  const std::string of = " of " + std::to_string(applicable) + " settings the claim applies to";
+  if (applicable == 0) {
+    t->verdict = Verdict::kNotApplicable;
+    t->verdict_detail = t->expectations.empty()
+                            ? "the claim names no measurable effect"
+                            : "no setting measured here is one the claim applies to";
+  } else if (holds == applicable) {
     t->verdict = Verdict::kHolds;
-    t->verdict_detail = holds == n ? "holds in every setting measured"
-                                   : "holds in " + std::to_string(holds) + " of " +
-                                         std::to_string(n) + " settings";
+    t->verdict_detail = "holds in every one" + of.substr(3);
+  } else if (holds > 0) {
+    t->verdict = Verdict::kPartly;
+    t->verdict_detail = "holds in " + std::to_string(holds) + of;
   } else if (inconclusive > 0) {
     t->verdict = Verdict::kInconclusive;
-    t->verdict_detail = std::to_string(inconclusive) + " of " + std::to_string(n) +
-                        " settings not settled" + (t->imprecise ? " (imprecise)" : "");
+    t->verdict_detail = std::to_string(inconclusive) + of + " not settled" +
+                        (t->imprecise ? " (imprecise)" : "");
   } else {
     t->verdict = Verdict::kDoesNotHold;
-    t->verdict_detail = "does not hold in any of " + std::to_string(n) + " settings";
+    t->verdict_detail = "does not hold in any" + of.substr(3);
+  }
+  if (t->expectations_from_words) {
+    t->verdict_detail += " (claim read from its words: no figures recorded)";
   }
 }
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "reports/report.h"
 #include "stats/speedup.h"
@@ -30,6 +31,11 @@ inline constexpr double kManySwitchesPerSample = 1;
 // claim speaks of memory or size, time when it speaks of speed or time, or when it
 // names neither; a claim that expects a slowdown is not judged on time.
 void ClassifyClaim(const std::string& claim, bool* time, bool* memory);
+// The expectations of a claim with no recorded ones (files before schema 2 recorded
+// them): from ClassifyClaim, no figures, no device.
+std::vector<results::Expectation> ClaimFromWords(const std::string& claim);
+// How a claimed effect reads: "1.30-4.00x faster on cuda", "37% less peak memory".
+std::string ClaimedText(const results::Expectation& e);
 
 // Statistics, effects and verdicts of a trick from its variants and outcome. Idempotent:
 // every derived field is recomputed. The speedups' bootstraps are seeded from the trick's

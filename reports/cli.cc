@@ -109,7 +109,8 @@ int ReportMain(const std::vector<std::string>& args, std::ostream& out, std::ost
     return 1;
   }
   const ReportCounts n = Count(report);
-  out << "report: " << n.tricks << " tricks: " << n.holds << " hold, " << n.does_not_hold
+  out << "report: " << n.tricks << " tricks: " << n.holds << " hold, " << n.partly
+      << " hold in part, " << n.does_not_hold
       << " do not hold here, " << n.inconclusive << " inconclusive, " << n.not_applicable
       << " not applicable; " << n.imprecise << " of " << n.settings << " timed settings imprecise\n";
   for (const auto& p : paths) out << "report: wrote " << p << "\n";

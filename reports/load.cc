@@ -73,6 +73,8 @@ Trick TrickOf(const results::ResultFile& file, const std::string& path) {
   t.category = r.category;
   t.source = r.source;
   t.claim = r.claim;
+  t.expectations = r.expectations;
+  t.has_expectations_field = r.has_expectations;
   t.outcome = results::OutcomeOf(r.status);
   t.reason = r.reason;
   t.device = r.device;
@@ -106,6 +108,7 @@ Trick TrickOf(const results::ResultFile& file, const std::string& path) {
       v.max_rel_diff = check.max_rel_diff;
       v.equivalence_detail = check.equivalence_detail;
       v.inactive_reason = check.inactive_reason;
+      v.counters = check.counters;
       t.variants.push_back(std::move(v));
     }
   }

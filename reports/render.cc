@@ -27,6 +27,7 @@ Tone VerdictTone(Verdict v) {
     case Verdict::kDoesNotHold: return Tone::kBad;
     case Verdict::kInconclusive: return Tone::kUncertain;
     case Verdict::kNotApplicable: return Tone::kMuted;
+    case Verdict::kPartly: return Tone::kUncertain;
   }
   return Tone::kMuted;
 }
@@ -98,7 +99,7 @@ Text RunLine(const Report& r) {
 std::string SummaryLine(const Report& r) {
   const ReportCounts n = Count(r);
   return std::to_string(n.tricks) + " tricks: " + std::to_string(n.holds) + " hold, " +
-         std::to_string(n.does_not_hold) + " do not hold here, " + std::to_string(n.inconclusive) +
+         std::to_string(n.partly) + " hold in part, " + std::to_string(n.does_not_hold) + " do not hold here, " + std::to_string(n.inconclusive) +
          " inconclusive, " + std::to_string(n.not_applicable) + " not applicable; " +
          std::to_string(n.imprecise) + " of " + std::to_string(n.settings) +
          " timed settings imprecise (interval wider than +-" +
@@ -122,21 +123,64 @@ std::string MethodLine(const Report& r) {
          kRepetitionsMethod + "\" (Hodges-Lehmann interval, Mann-Whitney U).";
 }
 
+Tone GradeTone(Grade g) { return VerdictTone(VerdictOf(g)); }
+
+// The claimed effects graded in a setting, one per line: "1.30-4.00x faster: smaller
+// than claimed".
+std::string ClaimedCell(const VariantEffect& e) {
+  std::string out;
+  for (const ClaimGrade& g : e.grades) out += (out.empty() ? "" : "; ") + g.claimed;
+  return out.empty() ? "-" : out;
+}
+
+Text GradesText(const VariantEffect& e) {
+  Text t = VerdictText(e.verdict, e.imprecise);
+  if (e.grades.size() < 2) {
+    if (e.grades.size() == 1 && e.grades[0].grade != Grade::kHolds &&
+        GradeName(e.grades[0].grade) != VerdictName(e.verdict)) {
+      t += Text{Plain(" (" + GradeName(e.grades[0].grade) + ")", GradeTone(e.grades[0].grade))};
+    }
+    return t;
+  }
+  t += Text(" (");
+  for (size_t i = 0; i < e.grades.size(); ++i) {
+    const ClaimGrade& g = e.grades[i];
+    const std::string metric = g.expectation.metric == "time" || g.expectation.metric == "memory"
+                                   ? g.expectation.metric
+                                   : "counter";
+    t += Text{Plain((i ? "; " : "") + metric + ": " + GradeName(g.grade), GradeTone(g.grade))};
+  }
+  t += Text(")");
+  return t;
+}
+
+doc::Table ClaimsTable(const Trick& t) {
+  doc::Table table("", {"setting", "claimed", "measured", "grade", "why"});
+  for (const VariantEffect& e : t.effects) {
+    for (const ClaimGrade& g : e.grades) {
+      table.AddRow({Setting(e), g.claimed, g.measured,
+                    Cell(GradeName(g.grade), GradeTone(g.grade)), g.detail});
+    }
+  }
+  return table;
+}
+
 doc::Table SummaryTable(const Report& r) {
-  doc::Table table("summary", {"trick", "setting", "speedup [95% CI]", "p", "peak memory", "verdict"});
+  doc::Table table("summary", {"trick", "setting", "claimed", "speedup [95% CI]", "p",
+                               "peak memory", "verdict"});
   for (const Trick& t : r.tricks) {
     const Text trick{doc::Link(t.id, Anchor(t))};
     const Text outcome = t.outcome == results::RunOutcome::kOk ? Text() : Text(" (" + OutcomeText(t) + ")");
     if (t.effects.empty()) {
       Text verdict = VerdictText(t.verdict, false);
       verdict += Text(" (" + OutcomeText(t) + ")");
-      table.AddRow({trick, "-", "-", "-", "-", verdict});
+      table.AddRow({trick, "-", "-", "-", "-", "-", verdict});
       continue;
     }
     for (const VariantEffect& e : t.effects) {
-      Text verdict = VerdictText(e.verdict, e.imprecise);
+      Text verdict = GradesText(e);
       verdict += outcome;
-      table.AddRow({trick, Setting(e) + " vs " + e.baseline, SpeedupText(e),
+      table.AddRow({trick, Setting(e) + " vs " + e.baseline, ClaimedCell(e), SpeedupText(e),
                     e.timed ? FormatP(e.p_value) : "-", MemoryText(e), verdict});
     }
   }
@@ -246,11 +290,15 @@ doc::Section TrickSection(const Trick& t) {
   s.title += VerdictText(t.verdict, t.imprecise);
   s.anchor = Anchor(t);
   if (!t.claim.empty()) {
-    const std::string judged = std::string(t.claims_time ? "time" : "") +
-                               (t.claims_time && t.claims_memory ? " and " : "") +
-                               (t.claims_memory ? "memory" : "");
+    std::string judged;
+    for (const auto& e : t.expectations) {
+      judged += (judged.empty() ? "" : "; ") + ClaimedText(e) +
+                (e.variant.empty() ? "" : " (" + e.variant + ")");
+    }
+    if (judged.empty()) judged = "nothing measurable (the claim is checked by reproducibility)";
+    if (t.expectations_from_words) judged += " (read from the claim's words: no figures)";
     s.blocks.push_back(doc::Paragraph{"Claim: \"" + t.claim + "\" (" + t.category + "; " +
-                                      t.source + "). Judged on: " + judged + "."});
+                                      t.source + "). Graded on: " + judged + "."});
   }
   s.blocks.push_back(
       doc::Paragraph{"Outcome: " + OutcomeText(t) + ". Verdict: " + t.verdict_detail + "."});
@@ -270,6 +318,8 @@ doc::Section TrickSection(const Trick& t) {
     s.blocks.push_back(notes);
   }
   if (!t.variants.empty()) s.blocks.push_back(VariantTable(t));
+  const doc::Table claims = ClaimsTable(t);
+  if (!claims.rows.empty()) s.blocks.push_back(claims);
   if (!t.effects.empty()) {
     doc::List effects;
     for (const VariantEffect& e : t.effects) {

@@ -9,8 +9,37 @@ std::string VerdictName(Verdict v) {
     case Verdict::kDoesNotHold: return "does not hold here";
     case Verdict::kInconclusive: return "inconclusive";
     case Verdict::kNotApplicable: return "not applicable";
+    case Verdict::kPartly: return "holds in part";
   }
   return "not applicable";
+}
+
+std::string GradeName(Grade g) {
+  switch (g) {
+    case Grade::kHolds: return "holds";
+    case Grade::kSmallerThanClaimed: return "smaller than claimed";
+    case Grade::kLargerThanClaimed: return "larger than claimed";
+    case Grade::kNoEffect: return "no effect";
+    case Grade::kOpposite: return "opposite";
+    case Grade::kImprecise: return "imprecise";
+    case Grade::kNotSettled: return "not settled";
+    case Grade::kNotApplicable: return "not applicable here";
+  }
+  return "not applicable here";
+}
+
+Verdict VerdictOf(Grade g) {
+  switch (g) {
+    case Grade::kHolds: return Verdict::kHolds;
+    case Grade::kSmallerThanClaimed:
+    case Grade::kLargerThanClaimed:
+    case Grade::kNoEffect:
+    case Grade::kOpposite: return Verdict::kDoesNotHold;
+    case Grade::kImprecise:
+    case Grade::kNotSettled: return Verdict::kInconclusive;
+    case Grade::kNotApplicable: return Verdict::kNotApplicable;
+  }
+  return Verdict::kNotApplicable;
 }
 
 ReportCounts Count(const Report& report) {
@@ -18,6 +47,7 @@ ReportCounts Count(const Report& report) {
   for (const auto& t : report.tricks) {
     ++c.tricks;
     c.holds += t.verdict == Verdict::kHolds;
+    c.partly += t.verdict == Verdict::kPartly;
     c.does_not_hold += t.verdict == Verdict::kDoesNotHold;
     c.inconclusive += t.verdict == Verdict::kInconclusive;
     c.not_applicable += t.verdict == Verdict::kNotApplicable;

@@ -19,14 +19,40 @@
 #include <string>
 #include <vector>
 
+#include "results/result_file.h"
 #include "results/run_index.h"
 #include "results/status.h"
 
 namespace trickbench {
 namespace reports {
 
-enum class Verdict { kHolds, kDoesNotHold, kInconclusive, kNotApplicable };
+// A setting's verdict on the claim, and a trick's over its settings; kPartly (a trick
+// only): it holds in some settings the claim applies to and not in others.
+enum class Verdict { kHolds, kDoesNotHold, kInconclusive, kNotApplicable, kPartly };
 std::string VerdictName(Verdict v);  // "holds", "does not hold here", ...
+
+// How one measured setting compares with one claimed effect (SCHEMA.md section 5).
+enum class Grade {
+  kHolds,               // the interval lies in the claimed range or above it
+  kSmallerThanClaimed,  // a material effect in the claimed direction, below the range
+  kLargerThanClaimed,   // a cost (a claimed slowdown) above the claimed bound
+  kNoEffect,            // within the +-5 % band
+  kOpposite,            // material, the other way
+  kImprecise,           // too wide to say (half-width above 10 %)
+  kNotSettled,          // precise, but straddles the claimed range's edge or the band's
+  kNotApplicable,       // not measured here, or the claim's figure is for another device
+};
+std::string GradeName(Grade g);  // "holds", "smaller than claimed", ...
+Verdict VerdictOf(Grade g);      // holds; does not hold; inconclusive; not applicable
+
+// One claimed effect graded in one setting.
+struct ClaimGrade {
+  results::Expectation expectation;
+  std::string claimed;   // "1.3-4x faster (cuda)"
+  std::string measured;  // "1.02x [0.98x, 1.06x]" or "12.0 MiB -> 8.0 MiB (-33.3%)"
+  Grade grade = Grade::kNotApplicable;
+  std::string detail;    // why this grade
+};
 
 struct Variant {
   std::string case_name, name, benchmark;
@@ -51,6 +77,8 @@ struct Variant {
   bool equivalent = false, active = false;
   double max_abs_diff = 0, max_rel_diff = 0;
   std::string equivalence_detail, inactive_reason;
+  // From the checks: the trick's counters and the device meter's (cuda_peak_allocated_bytes).
+  std::map<std::string, double> counters;
 };
 
 // The effect of one optimized variant against its case's baseline: time and memory,
@@ -73,6 +101,9 @@ struct VariantEffect {
   std::optional<int> processes_to_settle, rounds_to_settle;
   int64_t peak_bytes_baseline = 0, peak_bytes_variant = 0;
   std::optional<double> memory_change;  // (variant - baseline) / baseline; none if baseline 0
+  // Every claimed effect that concerns this setting, graded; the verdict combines them
+  // (any "does not hold" grade wins, then any inconclusive one).
+  std::vector<ClaimGrade> grades;
   Verdict verdict = Verdict::kNotApplicable;
   std::string verdict_detail;
   std::optional<int> repetitions_to_settle;  // schema 1, inconclusive time results
@@ -88,7 +119,14 @@ struct Reproducibility {
 
 struct Trick {
   std::string id, category, source, claim;
-  bool claims_time = false, claims_memory = false;
+  // The claim as data (the result file's expectations); a file from before they were
+  // recorded gets them from the claim's words (analyze.h ClaimFromWords).
+  std::vector<results::Expectation> expectations;
+  bool expectations_from_words = false;
+  // The source recorded expectations (possibly none: a reproducibility claim). False
+  // for files from before they were recorded, whose claim's words are read instead.
+  bool has_expectations_field = false;
+  bool claims_time = false, claims_memory = false;  // some expectation is on time / memory
   // What the run says: the index's outcome, or for a lone result file its status
   // (checked counts as ok); reason is why, for anything but ok.
   results::RunOutcome outcome = results::RunOutcome::kOk;
@@ -130,7 +168,7 @@ struct Report {
 
 // Verdicts per trick; timed settings and how many of them are imprecise.
 struct ReportCounts {
-  int tricks = 0, holds = 0, does_not_hold = 0, inconclusive = 0, not_applicable = 0;
+  int tricks = 0, holds = 0, partly = 0, does_not_hold = 0, inconclusive = 0, not_applicable = 0;
   int settings = 0, imprecise = 0;
 };
 ReportCounts Count(const Report& report);

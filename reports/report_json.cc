@@ -47,7 +47,24 @@ Json VariantJson(const Variant& v) {
           {"max_rel_diff", v.max_rel_diff},
           {"equivalence_detail", v.equivalence_detail},
           {"active", v.active},
-          {"inactive_reason", v.inactive_reason}};
+          {"inactive_reason", v.inactive_reason},
+          {"counters", [&] {
+             Json c = Json::object();
+             for (const auto& [k, x] : v.counters) c[k] = x;  // non-finite: null
+             return c;
+           }()}};
+}
+
+Json GradesJson(const std::vector<ClaimGrade>& grades) {
+  Json out = Json::array();
+  for (const ClaimGrade& g : grades) {
+    out.push_back({{"expectation", g.expectation.ToJson()},
+                   {"claimed", g.claimed},
+                   {"measured", g.measured},
+                   {"grade", GradeName(g.grade)},
+                   {"detail", g.detail}});
+  }
+  return out;
 }
 
 Json EffectJson(const VariantEffect& c) {
@@ -73,6 +90,7 @@ Json EffectJson(const VariantEffect& c) {
           {"peak_bytes_baseline", c.peak_bytes_baseline},
           {"peak_bytes_variant", c.peak_bytes_variant},
           {"memory_change", c.memory_change ? Json(*c.memory_change) : Json(nullptr)},
+          {"grades", GradesJson(c.grades)},
           {"verdict", VerdictName(c.verdict)},
           {"verdict_detail", c.verdict_detail},
           {"processes_to_settle", OrNull(c.processes_to_settle)},
@@ -114,6 +132,12 @@ Json ReportToJson(const Report& r) {
                       {"source", t.source},
                       {"claim", t.claim},
                       {"claims", {{"time", t.claims_time}, {"memory", t.claims_memory}}},
+                      {"expectations", [&] {
+                         Json a = Json::array();
+                         for (const auto& e : t.expectations) a.push_back(e.ToJson());
+                         return a;
+                       }()},
+                      {"expectations_from_words", t.expectations_from_words},
                       {"outcome", results::Name(t.outcome)},
                       {"reason", t.reason},
                       {"verdict", VerdictName(t.verdict)},
@@ -178,6 +202,7 @@ Json ReportToJson(const Report& r) {
           {"summary",
            {{"tricks", n.tricks},
             {"holds", n.holds},
+            {"partly", n.partly},
             {"does_not_hold", n.does_not_hold},
             {"inconclusive", n.inconclusive},
             {"not_applicable", n.not_applicable},
@@ -240,6 +265,17 @@ Report ReportFromJson(const Json& j, const std::string& file) {
     t.category = f.String(tj, p, "category");
     t.source = f.String(tj, p, "source");
     t.claim = f.String(tj, p, "claim");
+    if (tj.contains("expectations")) {
+      t.has_expectations_field = true;
+      const Json& es = f.Array(tj, p, "expectations");
+      for (size_t k = 0; k < es.size(); ++k) {
+        t.expectations.push_back(
+            results::Expectation::FromJson(f, es[k], JsonPath(JsonPath(p, "expectations"), k)));
+      }
+      if (tj.contains("expectations_from_words")) {
+        t.expectations_from_words = f.Bool(tj, p, "expectations_from_words");
+      }
+    }
     const std::string outcome = f.String(tj, p, "outcome");
     const auto parsed = results::ParseRunOutcome(outcome);
     if (!parsed) f.Fail(JsonPath(p, "outcome"), "unknown outcome '" + outcome + "'");
@@ -305,6 +341,13 @@ Report ReportFromJson(const Json& j, const std::string& file) {
       v.equivalence_detail = f.String(vs[vi], vp, "equivalence_detail");
       v.active = f.Bool(vs[vi], vp, "active");
       v.inactive_reason = f.String(vs[vi], vp, "inactive_reason");
+      if (vs[vi].contains("counters")) {
+        const std::string cp = JsonPath(vp, "counters");
+        const Json& counters = f.Object(vs[vi], vp, "counters");
+        for (const auto& [k, x] : counters.items()) {
+          v.counters[k] = f.NumberOrNull(counters, cp, k, std::nan(""));
+        }
+      }
       t.variants.push_back(std::move(v));
     }
     if (t.outcome == results::RunOutcome::kOk && t.variants.size() < 2) {

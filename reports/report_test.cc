@@ -64,14 +64,17 @@ TEST(Merge, FixtureRunGetsTheExpectedVerdicts) {
   EXPECT_TRUE(noisy.imprecise);
   // 3.06x [1.06x, 3.96x]: imprecise, but wholly beyond +5 %: faster is known, its size not.
   EXPECT_EQ(noisy.verdict, Verdict::kHolds);
-  EXPECT_NE(noisy.effects[0].verdict_detail.find("faster beyond 5%"), std::string::npos);
-  EXPECT_NE(noisy.effects[0].verdict_detail.find("(imprecise: +-"), std::string::npos);
+  EXPECT_NE(noisy.effects[0].verdict_detail.find("faster (beyond +-5%): holds (in the claimed range"),
+            std::string::npos)
+      << noisy.effects[0].verdict_detail;
+  EXPECT_TRUE(noisy.effects[0].imprecise);
   EXPECT_EQ(noisy.effects[0].method, kRepetitionsMethod);  // schema 1 files, labelled
   const Trick& eps = Find(r, "epsilon_unsettled");
   // 1.03x [0.99x, 1.07x]: precise, the estimate within +-5 %: no material effect.
   EXPECT_EQ(eps.verdict, Verdict::kDoesNotHold);
   EXPECT_EQ(eps.effects[0].verdict, Verdict::kDoesNotHold);
-  EXPECT_NE(eps.effects[0].verdict_detail.find("no material effect"), std::string::npos)
+  EXPECT_NE(eps.effects[0].verdict_detail.find("no effect (a precise interval around an estimate"),
+            std::string::npos)
       << eps.effects[0].verdict_detail;
   EXPECT_FALSE(eps.effects[0].repetitions_to_settle.has_value());
   EXPECT_EQ(eps.effects[1].verdict, Verdict::kDoesNotHold);  // 1.2x slower
@@ -140,7 +143,7 @@ TEST(Merge, CheckedResultIsOkButUntimed) {
   ASSERT_EQ(t.effects.size(), 1u);
   EXPECT_FALSE(t.effects[0].timed);
   EXPECT_EQ(t.verdict, Verdict::kInconclusive);
-  EXPECT_EQ(t.effects[0].verdict_detail, "not timed");
+  EXPECT_EQ(t.effects[0].verdict_detail, "faster (beyond +-5%): not settled (not timed)");
 }
 
 TEST(Claims, AreClassifiedAsDocumented) {

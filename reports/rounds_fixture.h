@@ -48,6 +48,7 @@ inline results::ResultFile SimulatedResult(const SimulatedTrick& trick, int proc
   t.category = "Kernels";
   t.source = "A1";
   t.claim = "faster";
+  t.expectations = {results::Expectation{.metric = "time"}};
   t.status = results::ResultStatus::kOk;
   t.device = "cpu";
   t.baseline = "baseline";
