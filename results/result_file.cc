@@ -332,11 +332,6 @@ std::vector<double> CaseRounds::LogRatios(int variant) const {
   return out;
 }
 
-bool Expectation::operator==(const Expectation& o) const {
-  return metric == o.metric && lowers == o.lowers && low == o.low && high == o.high &&
-         device == o.device && variant == o.variant && case_name == o.case_name && note == o.note;
-}
-
 std::vector<const RoundSample*> CaseRounds::Of(int variant) const {
   std::vector<const RoundSample*> out;
   for (const RoundSample& s : samples) {

@@ -156,8 +156,6 @@ struct Expectation {
   std::string variant;   // the variant it is about; "" every non-baseline variant
   std::string case_name; // the case it is about; "" every case
   std::string note;      // why it applies only there, or where the figure comes from
-
-  bool operator==(const Expectation& o) const;
 };
 
 // The "trickbench" object.
