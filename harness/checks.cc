@@ -47,7 +47,7 @@ CheckReport RunChecks(const TrickDef& def, const torch::Device& device, uint64_t
       report.reason = why;
     }
   };
-  for (const std::string& case_name : def.cases()) {
+  for (const std::string& case_name : def.cases(device)) {
     CaseCheck cc;
     cc.case_name = case_name;
     Tensors baseline;
@@ -132,7 +132,7 @@ results::Reproducibility CheckReproducibility(const TrickDef& def, const torch::
   r.checked = true;
   r.variant = def.reproduced_variant();
   r.bitwise_reproducible = true;
-  for (const auto& c : def.cases()) {
+  for (const auto& c : def.cases(device)) {
     results::ReproducibilityCase row;
     row.case_name = c;
     try {
@@ -175,8 +175,10 @@ std::string ValidateDef(const TrickDef& def) {
     if (!e.variant.empty() && def.VariantIndex(e.variant) <= 0) {
       return def.id() + ": Expect() names " + e.variant + ", not an optimized variant";
     }
-    if (!e.case_name.empty() &&
-        std::find(def.cases().begin(), def.cases().end(), e.case_name) == def.cases().end()) {
+    auto has = [&](const std::vector<std::string>& cases) {
+      return std::find(cases.begin(), cases.end(), e.case_name) != cases.end();
+    };
+    if (!e.case_name.empty() && !has(def.cpu_cases()) && !has(def.cuda_cases())) {
       return def.id() + ": Expect() names unknown case " + e.case_name;
     }
   }

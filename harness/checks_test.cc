@@ -67,6 +67,7 @@ TEST(Registry, FindsRegisteredTricksAndValidates) {
 TEST(TrickDef, RejectsBadSettings) {
   TrickDef def("bad", [] { return std::unique_ptr<Trick>(new Twice()); });
   EXPECT_THROW(def.Cases({}), std::invalid_argument);
+  EXPECT_THROW(def.CudaCases({}), std::invalid_argument);
   EXPECT_THROW(def.Tolerance(-1, 0), std::invalid_argument);
   EXPECT_THROW(def.CheckSteps(0), std::invalid_argument);
 }
@@ -134,6 +135,24 @@ TEST(RunChecks, AThrowingVariantFailsWithTheFirstLineOfItsMessage) {
   const CheckReport r = RunChecks(*def, torch::kCPU, 0);
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.reason, "bad threw: boom");
+}
+
+TEST(TrickDef, CudaCasesReplaceTheCasesOnCudaOnly) {
+  auto def = Def("sized");
+  def->Variant("a", &Twice::A).Variant("b", &Twice::B).Cases({"small"});
+  EXPECT_EQ(def->cases(torch::Device(torch::kCUDA, 0)), (std::vector<std::string>{"small"}));
+  def->CudaCases({"resnet50_stage2", "resnet50_stage3"});
+  EXPECT_EQ(def->cases(torch::kCPU), (std::vector<std::string>{"small"}));
+  EXPECT_EQ(def->cases(torch::Device(torch::kCUDA, 0)),
+            (std::vector<std::string>{"resnet50_stage2", "resnet50_stage3"}));
+  // A claim may name a case of either device; one of neither is a typo.
+  def->Expect(claim::Faster().ForCase("resnet50_stage3"));
+  EXPECT_EQ(ValidateDef(*def), "");
+  def->Expect(claim::Faster().ForCase("resnet50_stage9"));
+  EXPECT_EQ(ValidateDef(*def), "sized: Expect() names unknown case resnet50_stage9");
+  const CheckReport r = RunChecks(*def, torch::kCPU, 0);
+  ASSERT_EQ(r.cases.size(), 1u);
+  EXPECT_EQ(r.cases[0].case_name, "small");
 }
 
 TEST(CheckReproducibility, RecordsEveryCase) {

@@ -36,7 +36,7 @@ results::ResultFile NewResultFile(const TrickDef& def, const RunOptions& opts,
   t.device = device.str();
   t.baseline = def.variants().front().name;
   for (const auto& v : def.variants()) t.variants.push_back(v.name);
-  t.cases = def.cases();
+  t.cases = def.cases(device);
   t.reproduced_variant = def.reproduced_variant();
   t.tolerance = {def.tolerance().rtol, def.tolerance().atol, def.tolerance().bitwise()};
   t.settings.threads = at::get_num_threads();

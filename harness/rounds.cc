@@ -36,7 +36,7 @@ class CaseInstances {
       try {
         SeedEverything(seed_);
         std::unique_ptr<Trick> trick = def_.Make();
-        trick->SetUp(Setting{def_.cases()[ci_], device_, spec.name});
+        trick->SetUp(Setting{def_.cases(device_)[ci_], device_, spec.name});
         // Warm-up: first-touch page faults, lazy init, allocator caches.
         const Clock::time_point start = Clock::now();
         do {
@@ -248,8 +248,9 @@ bool RunRounds(const TimedRunInput& in, TimingBackend& timing, TimedRun* run, st
   const double warmup = std::min(0.05, in.opts.min_time);
   std::vector<std::vector<std::map<std::string, double>>> counters;
   Json failures = Json::array();
-  for (size_t ci = 0; ci < def.cases().size(); ++ci) {
-    const std::string& case_name = def.cases()[ci];
+  const std::vector<std::string>& cases = def.cases(in.device);
+  for (size_t ci = 0; ci < cases.size(); ++ci) {
+    const std::string& case_name = cases[ci];
     const size_t nv = def.variants().size();
     CaseInstances instances(def, ci, in.device, in.opts.seed, warmup);
     std::string failed_variant;

@@ -37,7 +37,11 @@ void PrintList(const TrickDef& def) {
             << def.claim() << "\n  variants:";
   for (const auto& v : def.variants()) std::cout << " " << v.name;
   std::cout << " (baseline: " << def.variants().front().name << ")\n  cases:";
-  for (const auto& c : def.cases()) std::cout << " " << (c.empty() ? "(one)" : c);
+  for (const auto& c : def.cpu_cases()) std::cout << " " << (c.empty() ? "(one)" : c);
+  if (!def.cuda_cases().empty()) {
+    std::cout << "\n  cases on CUDA:";
+    for (const auto& c : def.cuda_cases()) std::cout << " " << c;
+  }
   std::cout << "\n  needs CUDA: " << (def.needs_cuda() ? "yes" : "no") << "\n";
 }
 
@@ -46,7 +50,7 @@ int PrintFingerprints(const TrickDef& def, const torch::Device& device, uint64_t
   results::Json out = {{"id", def.id()}, {"variant", def.reproduced_variant()}, {"seed", seed}};
   results::Json cases = results::Json::array();
   try {
-    for (const auto& c : def.cases()) {
+    for (const auto& c : def.cases(device)) {
       if (def.needs_cuda() && !device.is_cuda()) break;
       const Fingerprint f = ReproduceFingerprint(def, c, device, seed);
       results::Json tensors = results::Json::array();
@@ -163,7 +167,7 @@ int TrickMain(int argc, char** argv) {
   }
 
   std::cout << def.id() << ": checking " << def.variants().size() << " variants x "
-            << def.cases().size() << " case(s) on " << device.str() << ", " << threads
+            << def.cases(device).size() << " case(s) on " << device.str() << ", " << threads
             << " threads\n";
   const CheckReport checks = RunChecks(def, device, opts.seed, timing.get());
   tb.checks = ChecksRecord(def, checks);

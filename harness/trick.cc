@@ -120,6 +120,11 @@ TrickDef& TrickDef::Cases(std::vector<std::string> cases) {
   cases_ = std::move(cases);
   return *this;
 }
+TrickDef& TrickDef::CudaCases(std::vector<std::string> cases) {
+  if (cases.empty()) throw std::invalid_argument(id_ + ": CudaCases() needs at least one case");
+  cuda_cases_ = std::move(cases);
+  return *this;
+}
 TrickDef& TrickDef::Bitwise() {
   tolerance_ = trickbench::Tolerance{};
   return *this;

@@ -68,7 +68,7 @@ TEST(Trick, VariantsAgreeAndAreInEffect) {
   if (NeedsMissingCuda()) GTEST_SKIP() << "needs CUDA: " << Def().needs_cuda_reason();
   const CheckReport report = RunChecks(Def(), TestDevice(), /*seed=*/0);
   EXPECT_TRUE(report.ok) << report.reason;
-  ASSERT_EQ(report.cases.size(), Def().cases().size());
+  ASSERT_EQ(report.cases.size(), Def().cases(TestDevice()).size());
   for (const auto& cc : report.cases) {
     ASSERT_EQ(cc.variants.size(), Def().variants().size());
     for (const auto& vc : cc.variants) {
@@ -136,7 +136,7 @@ TEST(Trick, DroppedUpdateIsCaught) {
 
 TEST(Trick, ReproducibleInProcessAndSensitiveToTheSeed) {
   if (NeedsMissingCuda()) GTEST_SKIP() << "needs CUDA: " << Def().needs_cuda_reason();
-  for (const std::string& c : Def().cases()) {
+  for (const std::string& c : Def().cases(TestDevice())) {
     const Fingerprint a = ReproduceFingerprint(Def(), c, TestDevice(), 1);
     const Fingerprint b = ReproduceFingerprint(Def(), c, TestDevice(), 1);
     EXPECT_EQ(a, b) << "case '" << c << "' diverged at " << FirstDifference(a, b).value_or("?");
@@ -155,7 +155,7 @@ TEST(Trick, ReproducibleAcrossProcesses) {
   ASSERT_EQ(b.exit_code, 0) << b.output;
   const auto ja = nlohmann::json::parse(a.output);
   const auto jb = nlohmann::json::parse(b.output);
-  ASSERT_EQ(ja["cases"].size(), Def().cases().size());
+  ASSERT_EQ(ja["cases"].size(), Def().cases(TestDevice()).size());
   EXPECT_EQ(ja["cases"], jb["cases"]);
   EXPECT_EQ(ja["variant"], Def().reproduced_variant());
 }
@@ -197,7 +197,7 @@ TEST(Trick, SmokeRunWritesCompleteJson) {
       << tb.at("reproducibility").dump();
   EXPECT_EQ(j.at("context").at("intra_op_threads"), "1");
   // Every case ran its rounds, every variant once in each.
-  ASSERT_EQ(back.trickbench.rounds.size(), Def().cases().size());
+  ASSERT_EQ(back.trickbench.rounds.size(), Def().cases(TestDevice()).size());
   for (const results::CaseRounds& c : back.trickbench.rounds) {
     for (int v = 0; v < static_cast<int>(Def().variants().size()); ++v) {
       EXPECT_EQ(c.Of(v).size(), static_cast<size_t>(kRounds)) << c.case_name << " variant " << v;
@@ -220,7 +220,7 @@ TEST(Trick, SmokeRunWritesCompleteJson) {
     }
   }
   const auto& checks = tb.at("checks");
-  ASSERT_EQ(checks.size(), Def().cases().size());
+  ASSERT_EQ(checks.size(), Def().cases(TestDevice()).size());
   for (const auto& cc : checks) {
     ASSERT_EQ(cc.at("variants").size(), Def().variants().size());
     for (const auto& v : cc.at("variants")) {

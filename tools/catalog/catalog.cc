@@ -187,8 +187,10 @@ void CheckTrick(const TrickDef& t, std::vector<std::string>* problems) {
   if (!t.variants().empty() && t.VariantIndex(t.reproduced_variant()) < 0) {
     problem(".Reproduce(\"" + t.reproduced_variant() + "\") names no variant");
   }
-  for (const auto& c : t.cases()) {
-    if (t.cases().size() == 1 && c.empty()) continue;  // the single unnamed case
+  std::vector<std::string> all = t.cpu_cases();
+  all.insert(all.end(), t.cuda_cases().begin(), t.cuda_cases().end());
+  for (const auto& c : all) {
+    if (all.size() == 1 && c.empty()) continue;  // the single unnamed case
     if (const std::string bad = BadName(c); !bad.empty()) {
       problem("case name '" + c + "' " + bad);
     }
@@ -200,12 +202,14 @@ std::string Row(const TrickDef& t, const TrickFiles& files) {
   if (!files.cuda.empty()) trick += " ([" + Code("_cuda.cc") + "](../" + files.cuda + "))";
   std::vector<std::string> variants;
   for (const auto& v : t.variants()) variants.push_back(v.name);
-  const bool one_case = t.cases().size() == 1 && t.cases()[0].empty();
+  const bool one_case = t.cpu_cases().size() == 1 && t.cpu_cases()[0].empty();
+  std::string cases = one_case ? "one" : CodeList(t.cpu_cases());
+  if (!t.cuda_cases().empty()) cases += "; on CUDA " + CodeList(t.cuda_cases());
   const std::string device =
       t.needs_cuda() ? "CUDA only: " + Cell(t.needs_cuda_reason()) : "any";
   return "| " + trick + " | " + Cell(t.source()) + " | " + Cell(t.claim()) + " | " +
          CodeList(variants) + " | " + Code(t.reproduced_variant()) + " | " +
-         FormatTolerance(t.tolerance()) + " | " + (one_case ? "one" : CodeList(t.cases())) +
+         FormatTolerance(t.tolerance()) + " | " + cases +
          " | " + device + " |\n";
 }
 
