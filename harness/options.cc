@@ -82,6 +82,11 @@ void Declare(Flags& flags, RunOptions* opts, TimingBackends::Switches* absent) {
               "the device (default auto: cuda when available)")
       .Uint64("seed", &opts->seed, "seed for every RNG (default 0)")
       .Bool("check_only", &opts->check_only, "run the checks and memory measurement, no timing")
+      .Bool("profile", &opts->profile,
+            "after the checks, run each variant once more under LibTorch's\n"
+            "profiler and write a Chrome trace per case and variant into\n"
+            "<out without .json>.profile/ (open in ui.perfetto.dev); with\n"
+            "--check_only: checks and traces, no timing")
       .Bool("fingerprint", &opts->fingerprint,
             "print the reproduced variant's fingerprint as JSON and exit")
       .Bool("list", &opts->list, "print the trick's cases and variants and exit")

@@ -47,6 +47,7 @@ struct RunOptions {
   bool list = false;         // print the trick's variants and cases, run nothing
   bool fingerprint = false;  // print the reproduced variant's fingerprint as JSON
   bool check_only = false;   // checks and memory only, no timing
+  bool profile = false;      // a Chrome trace of one run per variant (harness/profile.h)
   bool help = false;
   TimingBackends::Switches backend_switches;  // the timing backends' flags (flush_l2)
 };

@@ -13,6 +13,7 @@
 #include "harness/context.h"
 #include "harness/nvtx.h"
 #include "harness/options.h"
+#include "harness/profile.h"
 #include "harness/result_writer.h"
 #include "harness/summary.h"
 #include "harness/timing.h"
@@ -177,6 +178,23 @@ int TrickMain(int argc, char** argv) {
                        : opts.process > 1
                            ? NotChecked("checked by process 1 of this run")
                            : CheckReproducibility(def, device, opts.seed);
+  if (checks.ok && opts.profile) {
+    std::vector<ProfileTrace> traces;
+    const bool profiled = ProfileVariants(def, device, opts.seed, out_path, &traces, &error);
+    results::Json listed = results::Json::array();
+    for (const ProfileTrace& t : traces) {
+      std::cout << def.id() << ": profile: " << t.path << "\n";
+      listed.push_back(t.path);
+    }
+    file.context["profiles"] = listed;
+    if (!profiled) {
+      std::cerr << "trickbench: " << error << "\n";
+      tb.status = ResultStatus::kError;
+      tb.reason = error;
+      WriteResult(out_path, file);
+      return results::kExitError;
+    }
+  }
   if (!checks.ok || opts.check_only) {
     tb.status = checks.ok ? ResultStatus::kChecked : ResultStatus::kInvalid;
     tb.reason = checks.ok ? "timing not run (--check_only)" : checks.reason;

@@ -133,6 +133,24 @@ TEST(TrickBinary, CheckOnlyWritesACheckedResultWithoutTimings) {
   EXPECT_EQ(j["trickbench"]["settings"]["timing"], "wall_clock");
 }
 
+TEST(TrickBinary, ProfileWritesOneTracePerVariantAndListsThem) {
+  const std::string dir = Tmp("profile");
+  const Proc p = Exec(g_tricks["noop"] + " --out=" + dir + "/noop.json --check_only --profile");
+  ASSERT_EQ(p.exit_code, 0) << p.output;
+  const json j = Load(dir + "/noop.json");
+  ASSERT_EQ(j["context"]["profiles"].size(), 2u) << j["context"].dump();
+  for (const auto& path : j["context"]["profiles"]) {
+    const std::string trace = path.get<std::string>();
+    EXPECT_EQ(trace.rfind(dir + "/noop.profile/", 0), 0u) << trace;
+    EXPECT_NE(p.output.find("noop: profile: " + trace), std::string::npos) << p.output;
+    EXPECT_FALSE(Load(trace)["traceEvents"].empty()) << trace;
+  }
+  // An invalid trick is not profiled: its traces would show a variant that is wrong.
+  const Proc bad = Exec(g_tricks["wrong_answer"] + " --out=" + dir + "/wrong.json --profile");
+  EXPECT_EQ(bad.exit_code, 3) << bad.output;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/wrong.profile")) << bad.output;
+}
+
 TEST(GpuSelftest, WithoutCudaSupportOrADeviceSaysWhyAndExits2) {
   const std::string dir = Tmp("selftest");
   const Proc p = Exec(g_gpu_selftest + " --out=" + dir + "/selftest.json");
