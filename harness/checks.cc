@@ -8,6 +8,7 @@
 #include "determinism/tensor_compare.h"
 #include "harness/memory.h"
 #include "harness/nvtx.h"
+#include "harness/op_counter.h"
 
 namespace trickbench {
 namespace {
@@ -76,7 +77,13 @@ CheckReport RunChecks(const TrickDef& def, const torch::Device& device, uint64_t
                                  ? def.variants().front().body
                                  : variant.body;
           const int steps = def.check_steps() - (mutated && mutation == Mutation::kSkipStep);
-          for (int s = 0; s < steps; ++s) body(*trick);
+          std::map<std::string, int64_t> last_ops;
+          for (int s = 0; s < steps; ++s) {
+            OpCounter ops;
+            body(*trick);
+            last_ops = ops.counts();
+          }
+          trick->SetOpsRun(std::move(last_ops));
           vc.peak_bytes = meter.peak_bytes();
           vc.run_peak_bytes = vc.peak_bytes - vc.setup_bytes;
           vc.allocations = meter.allocations() - allocs_before;

@@ -155,6 +155,40 @@ TEST(TrickDef, CudaCasesReplaceTheCasesOnCudaOnly) {
   EXPECT_EQ(r.cases[0].case_name, "small");
 }
 
+// Inactive() from the ops the body dispatched: the evidence the mutation test needs.
+class AddsOrMultiplies : public Trick {
+ public:
+  void SetUp(const Setting&) override { x_ = torch::randn({5}); }
+  void Multiply() { y_ = x_ * x_; }
+  void Add() { y_ = x_ + x_; }
+  Tensors Result() override { return {y_}; }
+  std::string Inactive(const std::string& variant) override {
+    seen_.push_back(OpsRun("aten::add"));
+    if (variant == "add" && OpsRun("aten::add") != 1) return "no aten::add in the last run";
+    return "";
+  }
+  static std::vector<int64_t> seen_;
+
+ private:
+  torch::Tensor x_, y_;
+};
+std::vector<int64_t> AddsOrMultiplies::seen_;
+
+TEST(RunChecks, HandsTheLastRunsOpsToTheTrick) {
+  TrickDef def("ops", [] { return std::unique_ptr<Trick>(new AddsOrMultiplies()); });
+  def.Claim("c").Category("test").Source("test").Tolerance(10, 10);
+  def.Variant("multiply", &AddsOrMultiplies::Multiply).Variant("add", &AddsOrMultiplies::Add);
+  AddsOrMultiplies::seen_.clear();
+  EXPECT_TRUE(RunChecks(def, torch::kCPU, 0).ok);
+  // The count of the last of the CheckSteps() runs, not their sum.
+  EXPECT_EQ(AddsOrMultiplies::seen_, (std::vector<int64_t>{0, 1}));
+  const CheckReport mutated = RunChecks(def, torch::kCPU, 0, nullptr, Mutation::kBaselineBody);
+  EXPECT_FALSE(mutated.ok);
+  EXPECT_EQ(mutated.reason, "add not in effect: no aten::add in the last run");
+  AddsOrMultiplies fresh;
+  EXPECT_EQ(fresh.OpsRun("aten::add"), 0);  // outside the checks
+}
+
 TEST(CheckReproducibility, RecordsEveryCase) {
   auto def = Def("repro");
   def->Variant("a", &Twice::A).Variant("b", &Twice::B).Cases({"x", "y"});

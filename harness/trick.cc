@@ -83,6 +83,11 @@ TrickDef& TrickDef::Source(std::string v) {
   source_ = std::move(v);
   return *this;
 }
+int64_t Trick::OpsRun(const std::string& op) const {
+  const auto it = ops_run_.find(op);
+  return it == ops_run_.end() ? 0 : it->second;
+}
+
 TrickDef& TrickDef::Claim(std::string v) {
   claim_ = std::move(v);
   return *this;

@@ -133,6 +133,19 @@ class Trick {
 
   // Items (samples, elements) one run processes; > 0 adds items_per_second.
   virtual int64_t ItemsPerRun() const { return 0; }
+
+  // How many times the last checked run of this instance dispatched `op` on the
+  // harness's thread ("aten::gelu", "aten::_foreach_add_", "quantized::linear_dynamic"):
+  // evidence of the code path the body took, for Inactive() and Counters(). The checks
+  // count every run (harness/op_counter.h) and set it before Result(); the timed runs
+  // are not counted, so it is 0 for every op there. Dispatches, not kernels: compare
+  // present against absent, or one variant against another.
+  int64_t OpsRun(const std::string& op) const;
+  // The harness's: the last checked run's ops by name.
+  void SetOpsRun(std::map<std::string, int64_t> ops) { ops_run_ = std::move(ops); }
+
+ private:
+  std::map<std::string, int64_t> ops_run_;
 };
 
 // The article's claim as data, for the report to grade each setting against
