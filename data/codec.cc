@@ -81,6 +81,17 @@ std::string EncodeImage(const torch::Tensor& image, ImageFormat format, int jpeg
   return std::string(buf.begin(), buf.end());
 }
 
+std::optional<ImageFormat> SniffFormat(const std::string& bytes) {
+  const size_t n = bytes.size();
+  if (n >= sizeof kRawMagic && std::memcmp(bytes.data(), kRawMagic, sizeof kRawMagic) == 0) {
+    return ImageFormat::kRaw;
+  }
+  const auto* u = reinterpret_cast<const unsigned char*>(bytes.data());
+  if (n >= 2 && u[0] == 0xFF && u[1] == 0xD8) return ImageFormat::kJpeg;
+  if (n >= 2 && u[0] == 'B' && u[1] == 'M') return ImageFormat::kBmp;
+  return std::nullopt;
+}
+
 torch::Tensor DecodeImage(const std::string& bytes, const std::string& name) {
   const size_t n = bytes.size();
   if (n >= sizeof kRawMagic && std::memcmp(bytes.data(), kRawMagic, sizeof kRawMagic) == 0) {

@@ -16,6 +16,7 @@
 
 #include <torch/torch.h>
 
+#include <optional>
 #include <string>
 
 namespace trickbench::data {
@@ -31,6 +32,11 @@ std::string EncodeImage(const torch::Tensor& image, ImageFormat format, int jpeg
 // The format is recognised from the bytes themselves; `name` (a path, or a record of
 // a shard) is only used in error messages.
 torch::Tensor DecodeImage(const std::string& bytes, const std::string& name);
+
+// The format of encoded bytes by their signature (JPEG's SOI, BMP's "BM", our raw
+// magic), as DecodeImage will treat them; nullopt for anything else. For evidence of
+// which codec a run used (LoadTrace), not validation: DecodeImage still checks the rest.
+std::optional<ImageFormat> SniffFormat(const std::string& bytes);
 
 // Area-averaging resize (cv::INTER_AREA), as preprocessing pipelines shrink images.
 torch::Tensor ResizeImage(const torch::Tensor& image, int64_t height, int64_t width);

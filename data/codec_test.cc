@@ -41,6 +41,15 @@ TEST(Codec, JpegRoundTripIsCloseAndSmaller) {
   EXPECT_LT(jpeg.size(), EncodeImage(img, ImageFormat::kBmp).size());
 }
 
+TEST(Codec, SniffFormatNamesTheEncoder) {
+  const torch::Tensor img = TestImage();
+  for (ImageFormat f : {ImageFormat::kJpeg, ImageFormat::kBmp, ImageFormat::kRaw}) {
+    EXPECT_EQ(SniffFormat(EncodeImage(img, f)), f) << FormatName(f);
+  }
+  EXPECT_EQ(SniffFormat(std::string(300, 'z')), std::nullopt);
+  EXPECT_EQ(SniffFormat(""), std::nullopt);
+}
+
 TEST(Codec, ResizeGivesTheAskedShape) {
   const torch::Tensor small = ResizeImage(TestImage(), 16, 12);
   EXPECT_EQ(small.sizes(), (std::vector<int64_t>{16, 12, 3}));

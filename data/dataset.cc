@@ -37,6 +37,27 @@ torch::Tensor Augment(const torch::Tensor& image, uint64_t sample_seed,
   return x.permute({2, 0, 1}).to(torch::kFloat).mul_(static_cast<float>(factor / 255.0));
 }
 
+void LoadTrace::Reset() {
+  std::lock_guard<std::mutex> lock(mu_);
+  s_ = Snapshot();
+}
+
+void LoadTrace::Record(const Sample& sample, std::optional<ImageFormat> format, bool resized) {
+  const std::thread::id me = std::this_thread::get_id();
+  std::lock_guard<std::mutex> lock(mu_);
+  ++s_.samples;
+  ++s_.decoded[format ? static_cast<size_t>(*format) : s_.decoded.size() - 1];
+  s_.resized += resized;
+  s_.bytes_read += static_cast<int64_t>(sample.bytes.size());
+  s_.files.insert(sample.file);
+  s_.threads.insert(me);
+}
+
+LoadTrace::Snapshot LoadTrace::Get() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return s_;
+}
+
 ImageDataset::ImageDataset(std::shared_ptr<const SampleStore> store, DatasetOptions options)
     : store_(std::move(store)), options_(options) {}
 
@@ -46,6 +67,7 @@ torch::data::Example<> ImageDataset::get(size_t index) {
   if (options_.resize > 0) image = ResizeImage(image, options_.resize, options_.resize);
   torch::Tensor data =
       Augment(image, SampleSeed(options_.seed, options_.epoch, index), options_.augment);
+  if (options_.trace) options_.trace->Record(sample, SniffFormat(sample.bytes), options_.resize > 0);
   return {data, torch::tensor(sample.label, torch::kLong)};
 }
 

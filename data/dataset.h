@@ -19,9 +19,15 @@
 
 #include <torch/torch.h>
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "data/sample_store.h"
@@ -41,11 +47,40 @@ struct AugmentOptions {
 torch::Tensor Augment(const torch::Tensor& image, uint64_t sample_seed,
                       const AugmentOptions& options);
 
+// What ImageDataset::get() did during one run: evidence, for a trick's Inactive(), of the
+// code path its body really took (which codec decoded the bytes, whether anything was
+// resized, which files the bytes came from, which threads produced the samples), where
+// what SetUp configured would only say what was meant to happen. get() records into it
+// from any loader thread when DatasetOptions::trace is set; the trick resets it at the
+// start of every body, so it describes the last run only. One lock per sample: noise
+// next to reading and decoding one, and the same in every variant that is traced.
+class LoadTrace {
+ public:
+  struct Snapshot {
+    int64_t samples = 0;
+    std::array<int64_t, 4> decoded{};  // by ImageFormat (jpeg, bmp, raw), then unrecognised
+    int64_t resized = 0;
+    int64_t bytes_read = 0;
+    std::set<std::string> files;          // distinct files the samples' bytes came from
+    std::set<std::thread::id> threads;    // distinct threads that produced samples
+    int64_t Decoded(ImageFormat f) const { return decoded[static_cast<size_t>(f)]; }
+  };
+
+  void Reset();
+  void Record(const Sample& sample, std::optional<ImageFormat> format, bool resized);
+  Snapshot Get() const;
+
+ private:
+  mutable std::mutex mu_;
+  Snapshot s_;
+};
+
 struct DatasetOptions {
   uint64_t seed = 0;
   int64_t epoch = 0;
   int64_t resize = 0;  // resize to resize x resize before augmenting; 0 = as stored
   AugmentOptions augment;
+  std::shared_ptr<LoadTrace> trace;  // when set, get() records into it
 };
 
 class ImageDataset : public torch::data::datasets::Dataset<ImageDataset> {

@@ -73,6 +73,48 @@ TEST(ImageDataset, ResizeBeforeAugment) {
   EXPECT_EQ(dataset.get(3).target.item<int64_t>(), f.store->Read(3).label);
 }
 
+TEST(LoadTrace, RecordsWhatTheEpochDid) {
+  Fixture f(24, ImageFormat::kJpeg);
+  auto trace = std::make_shared<LoadTrace>();
+  const ImageDataset dataset(f.store, {.resize = 12, .augment = {.crop = 8}, .trace = trace});
+  Digest(dataset, 0);
+  LoadTrace::Snapshot s = trace->Get();
+  EXPECT_EQ(s.samples, 24);
+  EXPECT_EQ(s.Decoded(ImageFormat::kJpeg), 24);
+  EXPECT_EQ(s.Decoded(ImageFormat::kBmp) + s.Decoded(ImageFormat::kRaw), 0);
+  EXPECT_EQ(s.resized, 24);
+  EXPECT_EQ(s.files.size(), 24u);
+  EXPECT_EQ(s.files.count(f.store->Files()[5]), 1u);
+  int64_t bytes = 0;
+  for (const auto& file : f.store->Files()) bytes += static_cast<int64_t>(ReadWholeFile(file).size());
+  EXPECT_EQ(s.bytes_read, bytes);
+  EXPECT_EQ(s.threads, std::set<std::thread::id>{std::this_thread::get_id()});
+
+  trace->Reset();
+  EXPECT_EQ(trace->Get().samples, 0);
+  Digest(dataset, 2);
+  s = trace->Get();
+  EXPECT_EQ(s.samples, 24);
+  EXPECT_EQ(s.threads.count(std::this_thread::get_id()), 0u) << "workers, not the caller";
+  EXPECT_GE(s.threads.size(), 1u);
+  EXPECT_LE(s.threads.size(), 2u);
+}
+
+TEST(LoadTrace, NamesTheFileOfEveryStore) {
+  TempDir dir(DefaultDataRoot(), "load_trace_test");
+  torch::manual_seed(3);
+  const auto samples =
+      EncodeAll(MakeSyntheticImages({.count = 6, .height = 8, .width = 8}), ImageFormat::kRaw);
+  ShardStore::Write(dir.path() + "/s.shard", samples);
+  auto shard = std::make_shared<ShardStore>(dir.path() + "/s.shard");
+  auto trace = std::make_shared<LoadTrace>();
+  Digest(ImageDataset(shard, {.trace = trace}), 0);
+  const LoadTrace::Snapshot s = trace->Get();
+  EXPECT_EQ(s.files, std::set<std::string>{dir.path() + "/s.shard"});
+  EXPECT_EQ(s.Decoded(ImageFormat::kRaw), 6);
+  EXPECT_EQ(s.resized, 0);
+}
+
 TEST(ImageDataset, CorruptSampleFailsTheEpochNamingTheFile) {
   Fixture f(20, ImageFormat::kJpeg);
   const std::string victim = f.store->Files()[13];

@@ -95,6 +95,7 @@ Sample LmdbStore::Read(size_t index) const {
   }
   Sample s;
   s.name = name;
+  s.file = dir_ + "/data.mdb";
   if (val.mv_size < sizeof(int64_t)) {
     mdb_txn_abort(txn);
     throw std::runtime_error("LMDB record " + name + " is shorter than its label");

@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <stdexcept>
 
 namespace trickbench::data {
@@ -86,6 +87,16 @@ dev_t DeviceOf(const std::string& path) {
   struct stat st;
   if (stat(path.c_str(), &st) != 0) Fail("cannot stat", path, errno);
   return st.st_dev;
+}
+
+int64_t StorageReadBytes() {
+  std::ifstream io("/proc/self/io");
+  std::string key;
+  int64_t value = 0;
+  while (io >> key >> value) {
+    if (key == "read_bytes:") return value;
+  }
+  return -1;
 }
 
 }  // namespace trickbench::data

@@ -41,6 +41,12 @@ double ResidentFraction(const std::vector<std::string>& paths, size_t max_files 
 // True on tmpfs or ramfs.
 bool IsRamBacked(const std::string& path);
 
+// Bytes this process has caused to be fetched from storage since it started
+// (/proc/self/io read_bytes: page-cache misses, readahead included; reads served from
+// the cache or from tmpfs add nothing). -1 when the kernel does not account I/O.
+// The difference over a run says whether the run really read from the storage.
+int64_t StorageReadBytes();
+
 // st_dev of the file system holding `path`: equal ids mean the same device.
 dev_t DeviceOf(const std::string& path);
 

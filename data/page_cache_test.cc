@@ -27,8 +27,22 @@ TEST(PageCache, EvictionEmptiesTheCacheOnDiskAndNotOnTmpfs) {
   } else {
     EXPECT_LT(ResidentFraction({path}), 0.1) << "fadvise(DONTNEED) left the file cached";
   }
+  const int64_t fetched_before = StorageReadBytes();
   ReadWholeFile(path);
   EXPECT_GT(ResidentFraction({path}), 0.9);
+  if (fetched_before >= 0) {
+    const int64_t fetched = StorageReadBytes() - fetched_before;
+    if (IsRamBacked(dir.path())) {
+      EXPECT_EQ(fetched, 0) << "tmpfs reads come from RAM";
+    } else {
+      EXPECT_GE(fetched, 4 << 20) << "the evicted file was read from the cache, not the disk";
+    }
+  }
+  const int64_t cached_before = StorageReadBytes();
+  ReadWholeFile(path);
+  if (cached_before >= 0) {
+    EXPECT_LT(StorageReadBytes() - cached_before, 1 << 20) << "read again: from the cache";
+  }
 }
 
 TEST(PageCache, TmpfsIsRamBacked) {

@@ -98,7 +98,7 @@ Sample FileStore::Read(size_t index) const {
     throw std::out_of_range("sample " + std::to_string(index) + " of a FileStore of " +
                             std::to_string(paths_.size()));
   }
-  return {ReadWholeFile(paths_[index]), labels_[index], paths_[index]};
+  return {ReadWholeFile(paths_[index]), labels_[index], paths_[index], paths_[index]};
 }
 
 void ShardStore::Write(const std::string& path, const std::vector<EncodedSample>& samples) {
@@ -158,7 +158,7 @@ Sample ShardStore::Read(size_t index) const {
                             std::to_string(index_.size()));
   }
   const Entry& e = index_[index];
-  Sample s{std::string(e.size, '\0'), e.label, path_ + "#" + std::to_string(index)};
+  Sample s{std::string(e.size, '\0'), e.label, path_ + "#" + std::to_string(index), path_};
   if (PreadFully(fd_, s.bytes.data(), e.size, e.offset, path_) != e.size) {
     throw std::runtime_error("shard " + s.name + " cut short");
   }

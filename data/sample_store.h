@@ -28,6 +28,7 @@ struct Sample {
   std::string bytes;
   int64_t label = 0;
   std::string name;  // for error messages: a path, or "<shard>#<index>"
+  std::string file;  // the file the bytes were read from (a path, the shard, LMDB's data.mdb)
 };
 
 class SampleStore {

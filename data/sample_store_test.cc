@@ -62,6 +62,7 @@ TEST(SampleStore, ShardRoundTripNamesRecords) {
   const ShardStore shard(dir.path() + "/s.shard");
   ExpectSameSamples(shard, samples);
   EXPECT_EQ(shard.Read(4).name, dir.path() + "/s.shard#4");
+  EXPECT_EQ(shard.Read(4).file, dir.path() + "/s.shard");
   EXPECT_EQ(shard.Files(), std::vector<std::string>{dir.path() + "/s.shard"});
   EXPECT_THROW(shard.Read(9), std::out_of_range);
 }
@@ -88,6 +89,7 @@ TEST(SampleStore, LmdbRoundTrip) {
   const LmdbStore db(dir.path() + "/db");
   ExpectSameSamples(db, samples);
   EXPECT_EQ(db.Read(2).name, dir.path() + "/db#2");
+  EXPECT_EQ(db.Read(2).file, db.Files()[0]);
   const std::string error = ErrorOf([&] { db.Read(11); });
   EXPECT_NE(error.find("#11"), std::string::npos) << error;
   EXPECT_TRUE(std::filesystem::exists(db.Files()[0]));
