@@ -127,6 +127,13 @@ class LowPrecisionInference : public trickbench::Trick {
       return "16-bit model's weights are not 16-bit";
     }
     if (variant == "int8_dynamic" && int8_layers_.size() != 4) return "the 4 Linear layers are not all int8";
+    // What the body dispatched: four int8 GEMMs, no float linear.
+    if (variant == "int8_dynamic" &&
+        (OpsRun("quantized::linear_dynamic") != 4 || OpsRun("aten::linear") > 0)) {
+      return "the run called quantized::linear_dynamic " +
+             std::to_string(OpsRun("quantized::linear_dynamic")) + " times (expected 4) and " +
+             "aten::linear " + std::to_string(OpsRun("aten::linear")) + " times";
+    }
     return "";
   }
 
@@ -168,7 +175,6 @@ TRICKBENCH_TRICK(low_precision_inference, LowPrecisionInference)
     .Claim("faster, smaller")
     .Expect(trickbench::claim::Faster())
     .Expect(trickbench::claim::LessMemory())
-    .MutationUndetected("int8_dynamic", "Inactive() checks what SetUp configured, not evidence from the body that this code path ran")
     .Variant("fp32", &LowPrecisionInference::Fp32)
     .Variant("16bit", &LowPrecisionInference::LowFloat)
     .Tolerance(/*rtol=*/0, /*atol=*/0.01);
