@@ -41,6 +41,19 @@ class Backend;
 class ProcessGroup;
 }  // namespace c10d
 
+// c10::Allocator: 2.3 made allocate() non-const and added the pure virtual copy_data()
+// (copy-on-write storages copy through the allocator that made them). An allocator
+// written for both versions declares
+//   c10::DataPtr allocate(size_t n) TRICKBENCH_ALLOCATE_CONST override;
+// and defines copy_data() only #if TRICKBENCH_ALLOCATOR_HAS_COPY_DATA.
+#if TRICKBENCH_TORCH_AT_LEAST(2, 3)
+#define TRICKBENCH_ALLOCATE_CONST
+#define TRICKBENCH_ALLOCATOR_HAS_COPY_DATA 1
+#else
+#define TRICKBENCH_ALLOCATE_CONST const
+#define TRICKBENCH_ALLOCATOR_HAS_COPY_DATA 0
+#endif
+
 namespace trickbench::torch_compat {
 
 #if TRICKBENCH_TORCH_AT_LEAST(2, 0)
