@@ -50,78 +50,74 @@ std::optional<int> RepetitionsToSettle(const VariantEffect& c, int n) {
   return std::max(n + 1, static_cast<int>(std::ceil(best)));
 }
 
-void AdviseToSettle(VariantEffect* c, const stats::Speedup& s, double target) {
-  const stats::Settle settle = stats::ToSettle(s, target, 1 - kAlpha);
+// What would settle an inconclusive time reading: processes x rounds for files with
+// rounds (stats::ToSettle), repetitions for schema 1; unset when out of reach.
+void EstimateToSettle(VariantEffect* c, const std::optional<stats::Speedup>& s, int n) {
+  if (!s) {
+    c->repetitions_to_settle = RepetitionsToSettle(*c, n);
+    return;
+  }
+  const double target = std::min(kImpreciseHalfWidth, SettlingHalfWidth(*c));
+  const stats::Settle settle = stats::ToSettle(*s, target, 1 - kAlpha);
   if (settle.reachable) {
     c->processes_to_settle = settle.processes;
     c->rounds_to_settle = settle.rounds_per_process;
-    c->verdict_detail += "; about " + std::to_string(settle.processes) + " processes x " +
-                         std::to_string(settle.rounds_per_process) + " rounds would settle it";
-  } else {
-    c->verdict_detail += "; more than 1000 processes would be needed";
   }
 }
 
-// The verdict on time; `s` is the estimate when the file had rounds, none for schema 1.
-void JudgeTime(VariantEffect* c, const std::optional<stats::Speedup>& s, int n) {
+// "; about 12 processes x 8 rounds would settle it": the advice on an inconclusive
+// reading, after EstimateToSettle.
+std::string SettleText(const VariantEffect& c) {
+  if (c.processes_to_settle) {
+    return "; about " + std::to_string(*c.processes_to_settle) + " processes x " +
+           std::to_string(c.rounds_to_settle.value_or(0)) + " rounds would settle it";
+  }
+  if (c.repetitions_to_settle) {
+    return "; about " + std::to_string(*c.repetitions_to_settle) + " repetitions would settle it";
+  }
+  return c.method == "rounds" ? "; more than 1000 processes would be needed"
+                              : "; more than " + std::to_string(kMaxRepetitionsAdvice) +
+                                    " repetitions would be needed";
+}
+
+// The time's own reading, whatever the claim: material (beyond the +-5 % band) faster or
+// slower, no effect, or not settled (then with what would settle it). Shown beside the
+// grades, and on its own where no claim is about time.
+std::string ReadTime(VariantEffect* c, const std::optional<stats::Speedup>& s, int n) {
   // One process cannot show the variation between processes, which dominates here.
   const std::string interval =
       IntervalText(*c) + (c->method == "rounds" ? " (one process: the interval leaves out "
                                                    "process-to-process variation)"
                                                  : "");
-  // The verdict asks whether the effect is material (beyond the +-5 % band), not
-  // merely whether it is not zero: a trick measured at 1.03x one run and 1.01x the
-  // next is the same finding, "no effect beyond 5 %", where a test of "above 1x" alone
-  // flipped between "holds" and "does not hold" on two runs of one build (7 of 54
-  // settings here). An interval wholly beyond the band decides even when it is wide.
+  // Material, not merely non-zero: a trick measured at 1.03x one run and 1.01x the next
+  // is the same finding, "no effect beyond 5 %", where a test of "above 1x" alone
+  // flipped between two runs of one build (7 of 54 settings here). An interval wholly
+  // beyond the band decides even when it is wide.
   const double band_hi = 1 + kNoEffectBand, band_lo = 1 / (1 + kNoEffectBand);
   const std::string band = FormatPercent(kNoEffectBand, 0, false);
   const std::string wide =
       c->imprecise ? " (imprecise: +-" + FormatPercent(c->half_width, 0, false) + ")" : "";
-  if (c->ci_low >= band_hi) {
-    c->verdict = Verdict::kHolds;
-    c->verdict_detail = "faster beyond " + band + ": " + interval + wide;
-    return;
-  } else if (c->ci_high <= band_lo) {
-    c->verdict = Verdict::kDoesNotHold;
-    c->verdict_detail = "slower beyond " + band + ": " + interval + wide;
-    return;
-  } else if (c->ci_low >= band_lo && c->ci_high <= band_hi) {
-    c->verdict = Verdict::kDoesNotHold;
-    c->verdict_detail = "no effect beyond " + band + ": " + interval;
-    return;
-  } else if (c->imprecise) {
-    c->verdict = Verdict::kInconclusive;
-    c->verdict_detail = "imprecise (+-" + FormatPercent(c->half_width, 0, false) + ", above " +
-                        FormatPercent(kImpreciseHalfWidth, 0, false) + "): " + interval;
+  if (c->ci_low >= band_hi) return "faster beyond " + band + ": " + interval + wide;
+  if (c->ci_high <= band_lo) return "slower beyond " + band + ": " + interval + wide;
+  if (c->ci_low >= band_lo && c->ci_high <= band_hi) {
+    return "no effect beyond " + band + ": " + interval;
+  }
+  std::string reading;
+  if (c->imprecise) {
+    reading = "imprecise (+-" + FormatPercent(c->half_width, 0, false) + ", above " +
+              FormatPercent(kImpreciseHalfWidth, 0, false) + "): " + interval;
   } else if (c->significant && c->speedup >= band_hi) {
-    c->verdict = Verdict::kHolds;
-    c->verdict_detail = "faster: " + interval;
-    return;
+    return "faster: " + interval;
   } else if (c->significant && c->speedup <= band_lo) {
-    c->verdict = Verdict::kDoesNotHold;
-    c->verdict_detail = "slower: " + interval;
-    return;
+    return "slower: " + interval;
   } else if (c->speedup > band_lo && c->speedup < band_hi) {
     // A precise interval (half-width <= 10 %) around an estimate inside the band.
-    c->verdict = Verdict::kDoesNotHold;
-    c->verdict_detail = "no material effect: the estimate is within +-" + band + ": " + interval;
-    return;
+    return "no material effect: the estimate is within +-" + band + ": " + interval;
   } else {
-    c->verdict = Verdict::kInconclusive;
-    c->verdict_detail = "not settled: " + interval;
+    reading = "not settled: " + interval;
   }
-  const double target = std::min(kImpreciseHalfWidth, SettlingHalfWidth(*c));
-  if (s) {
-    AdviseToSettle(c, *s, target);
-    return;
-  }
-  c->repetitions_to_settle = RepetitionsToSettle(*c, n);
-  c->verdict_detail += c->repetitions_to_settle
-                           ? "; about " + std::to_string(*c->repetitions_to_settle) +
-                                 " repetitions would settle it"
-                           : "; more than " + std::to_string(kMaxRepetitionsAdvice) +
-                                 " repetitions would be needed";
+  EstimateToSettle(c, s, n);
+  return reading + SettleText(*c);
 }
 
 bool HasRound(const std::vector<std::vector<double>>& log_ratios) {
@@ -378,15 +374,9 @@ void GradeSetting(const Trick& t, const Variant& base, const Variant& v, Variant
     } else {
       g.measured = m->text;
       g.grade = GradeAgainst(e, *m, &g.detail);
-      if (e.metric == "time" && VerdictOf(g.grade) == Verdict::kInconclusive) {
-        if (c->processes_to_settle) {
-          g.detail += "; about " + std::to_string(*c->processes_to_settle) + " processes x " +
-                      std::to_string(c->rounds_to_settle.value_or(0)) +
-                      " rounds would settle it";
-        } else if (c->repetitions_to_settle) {
-          g.detail += "; about " + std::to_string(*c->repetitions_to_settle) +
-                      " repetitions would settle it";
-        }
+      const bool advised = c->processes_to_settle || c->repetitions_to_settle;
+      if (e.metric == "time" && VerdictOf(g.grade) == Verdict::kInconclusive && advised) {
+        g.detail += SettleText(*c);
       }
     }
     c->grades.push_back(std::move(g));
@@ -472,8 +462,7 @@ void Analyze(Trick* t) {
       if (c.timed) {
         const std::optional<stats::Speedup> s = MeasureTime(*t, *base, v, &c);
         t->imprecise |= c.imprecise;
-        JudgeTime(&c, s, c.rounds);  // the settling advice, and the time's own reading
-        time_detail = c.verdict_detail;
+        time_detail = ReadTime(&c, s, c.rounds);
       }
       GradeSetting(*t, *base, v, &c);
       std::vector<Verdict> verdicts;
