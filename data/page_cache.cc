@@ -89,6 +89,21 @@ dev_t DeviceOf(const std::string& path) {
   return st.st_dev;
 }
 
+std::string WhyNotReadFromStorage(const std::string& dir, double resident_after_evict,
+                                  int64_t fetched_bytes, int64_t bytes_read) {
+  if (IsRamBacked(dir)) return dir + " is RAM-backed (tmpfs/ramfs): its pages cannot be evicted";
+  if (resident_after_evict >= 0.05) {
+    return std::to_string(static_cast<int>(resident_after_evict * 100)) + " % of the files in " +
+           dir + " stayed in the page cache after posix_fadvise(DONTNEED)";
+  }
+  if (fetched_bytes >= 0 && 2 * fetched_bytes < bytes_read) {
+    return "the run fetched " + std::to_string(fetched_bytes) + " bytes from storage for the " +
+           std::to_string(bytes_read) + " it read from " + dir +
+           ": the page cache served the rest";
+  }
+  return "";
+}
+
 int64_t StorageReadBytes() {
   std::ifstream io("/proc/self/io");
   std::string key;

@@ -47,6 +47,15 @@ bool IsRamBacked(const std::string& path);
 // The difference over a run says whether the run really read from the storage.
 int64_t StorageReadBytes();
 
+// "" when a run that read `bytes_read` bytes of files under `dir`, right after
+// EvictFromPageCache, read them from the storage; else why not, for the I/O tricks'
+// Inactive() (a comparison against a cached "cold" read measures RAM twice): `dir` is
+// RAM-backed, `resident_after_evict` (ResidentFraction right after the eviction) is 5 %
+// or more, or `fetched_bytes` (StorageReadBytes over the run; -1: not accounted, not
+// judged) is under half of `bytes_read` (readahead only adds to it).
+std::string WhyNotReadFromStorage(const std::string& dir, double resident_after_evict,
+                                  int64_t fetched_bytes, int64_t bytes_read);
+
 // st_dev of the file system holding `path`: equal ids mean the same device.
 dev_t DeviceOf(const std::string& path);
 

@@ -45,6 +45,22 @@ TEST(PageCache, EvictionEmptiesTheCacheOnDiskAndNotOnTmpfs) {
   }
 }
 
+TEST(PageCache, WhyNotReadFromStorageNamesTheFailure) {
+  TempDir dir(DefaultDataRoot(), "cache_test");
+  if (IsRamBacked(dir.path())) {
+    EXPECT_NE(WhyNotReadFromStorage(dir.path(), 0, 100, 100).find("RAM-backed"), std::string::npos);
+    return;
+  }
+  EXPECT_EQ(WhyNotReadFromStorage(dir.path(), 0, 4096, 1000), "");
+  EXPECT_EQ(WhyNotReadFromStorage(dir.path(), 0.04, -1, 1000), "") << "I/O not accounted";
+  EXPECT_NE(WhyNotReadFromStorage(dir.path(), 0.5, 4096, 1000).find("50 %"), std::string::npos);
+  EXPECT_NE(WhyNotReadFromStorage(dir.path(), 0, 400, 1000).find("page cache served"),
+            std::string::npos);
+  if (std::filesystem::exists("/dev/shm")) {
+    EXPECT_NE(WhyNotReadFromStorage("/dev/shm", 0, 0, 0).find("RAM-backed"), std::string::npos);
+  }
+}
+
 TEST(PageCache, TmpfsIsRamBacked) {
   if (!std::filesystem::exists("/dev/shm")) GTEST_SKIP() << "no /dev/shm here";
   EXPECT_TRUE(IsRamBacked("/dev/shm"));
