@@ -12,6 +12,14 @@
 // memory meter sees its allocations. On this 2-core machine the producer competes with
 // the training step's intra-op threads: the overlap is only as good as the spare cores.
 // Same batches, same order, same steps: parameters and data bitwise equal.
+//
+// Evidence that a run prefetched: its LoadTrace names the threads that produced samples
+// (one, not the consumer, in the background variant), and a shared event count orders
+// each batch's loading against the previous training step: a batch "loaded ahead" began
+// loading before the step on the batch before it ended, which serial loading never does.
+#include <array>
+#include <atomic>
+
 #include "data/dataset.h"
 #include "data/image_set.h"
 #include "data/prefetcher.h"
@@ -44,7 +52,10 @@ constexpr int64_t kCrop = 56;
 struct Staged {
   torch::data::Example<> batch;
   std::function<void()> wait;  // empty on CPU
+  int64_t index = 0;           // the batch's place in the epoch
 };
+
+constexpr int64_t kBatches = kImages / kBatch;
 
 class Prefetch : public trickbench::Trick {
  public:
@@ -57,26 +68,26 @@ class Prefetch : public trickbench::Trick {
                   ImageFormat::kJpeg),
         ImageFormat::kJpeg));
     dataset_ = std::make_unique<ImageDataset>(
-        store, DatasetOptions{.seed = trickbench::HarnessRng()(), .augment = {.crop = kCrop}});
+        store, DatasetOptions{
+                   .seed = trickbench::HarnessRng()(), .augment = {.crop = kCrop}, .trace = trace_});
     model_ = wl::Mlp({.in = 3 * kCrop * kCrop, .hidden = 64, .out = 10, .layers = 1}, device_);
     optimizer_ = std::make_unique<torch::optim::SGD>(model_->parameters(),
                                                      torch::optim::SGDOptions(0.01));
   }
 
   void Serial() {
+    StartRun();
     const ImageDataset epoch = dataset_->ForEpoch(epoch_++);
-    digest_ = EpochDigest();
-    for (int64_t b = 0; b < kImages / kBatch; ++b) Train(Load(epoch, b, /*side_stream=*/false));
-    max_queued_ = 0;
+    for (int64_t b = 0; b < kBatches; ++b) Train(Load(epoch, b, /*side_stream=*/false));
   }
 
   void Background() {
+    StartRun();
     const ImageDataset epoch = dataset_->ForEpoch(epoch_++);
-    digest_ = EpochDigest();
     int64_t next = 0;
     Prefetcher<Staged> prefetcher(
         [&]() -> std::optional<Staged> {
-          if (next == kImages / kBatch) return std::nullopt;
+          if (next == kBatches) return std::nullopt;
           return Load(epoch, next++, /*side_stream=*/true);
         },
         /*capacity=*/2);
@@ -91,7 +102,20 @@ class Prefetch : public trickbench::Trick {
   }
 
   std::string Inactive(const std::string& variant) override {
-    if (variant == "background" && max_queued_ < 1) return "no batch was ever waiting in the queue";
+    const std::set<std::thread::id> producers = trace_->Get().threads;
+    const bool on_consumer = producers.count(consumer_) > 0;
+    if (variant == "serial" && (producers.size() != 1 || !on_consumer)) {
+      return "batches were loaded on " + std::to_string(producers.size()) +
+             " threads, not on the training thread alone";
+    }
+    if (variant == "background" && (producers.size() != 1 || on_consumer)) {
+      return "batches were loaded on " + std::to_string(producers.size()) + " threads" +
+             (on_consumer ? ", the training thread among them" : "") +
+             ", not on one background thread";
+    }
+    if (variant == "background" && LoadedAhead() == 0) {
+      return "no batch began loading before the step on the previous one ended";
+    }
     return "";
   }
 
@@ -99,7 +123,8 @@ class Prefetch : public trickbench::Trick {
     // Not for serial (always 0): Google Benchmark 1.7.1 writes the spread of an all-zero
     // counter as nan, which its JSON cannot carry.
     if (variant == "serial") return {};
-    return {{"max_batches_queued", static_cast<double>(max_queued_)}};
+    return {{"max_batches_queued", static_cast<double>(max_queued_)},
+            {"batches_loaded_ahead", static_cast<double>(LoadedAhead())}};
   }
 
   int64_t ItemsPerRun() const override { return kImages; }
@@ -108,10 +133,11 @@ class Prefetch : public trickbench::Trick {
   // Runs on the producer thread in the background variant. On CUDA the serial variant
   // copies in line (blocking), the background one on a side stream.
   Staged Load(const ImageDataset& epoch, int64_t b, bool side_stream) {
+    load_began_[b] = ++events_;
     std::vector<size_t> indices(kBatch);
     for (int64_t i = 0; i < kBatch; ++i) indices[i] = static_cast<size_t>(b * kBatch + i);
     ImageDataset copy = epoch;  // get_batch is non-const; the copy shares the store
-    Staged s{torch::data::transforms::Stack<>().apply_batch(copy.get_batch(indices)), {}};
+    Staged s{torch::data::transforms::Stack<>().apply_batch(copy.get_batch(indices)), {}, b};
     if (device_.is_cuda() && !side_stream) {
       s.batch = {s.batch.data.to(device_), s.batch.target.to(device_)};
     } else if (device_.is_cuda()) {
@@ -133,6 +159,25 @@ class Prefetch : public trickbench::Trick {
                     staged.batch.target};
     model_->zero_grad(/*set_to_none=*/true);
     wl::TrainStep(model_, *optimizer_, batch);
+    step_ended_[staged.index] = ++events_;
+  }
+
+  // Resets the evidence of the last run: every body starts with it.
+  void StartRun() {
+    trace_->Reset();
+    consumer_ = std::this_thread::get_id();
+    events_ = 0;
+    load_began_.fill(0);
+    step_ended_.fill(0);
+    max_queued_ = 0;
+    digest_ = EpochDigest();
+  }
+
+  // Batches whose loading began before the training step on the batch before them ended.
+  int64_t LoadedAhead() const {
+    int64_t ahead = 0;
+    for (int64_t b = 1; b < kBatches; ++b) ahead += load_began_[b] < step_ended_[b - 1];
+    return ahead;
   }
 
   torch::Device device_ = torch::kCPU;
@@ -142,6 +187,12 @@ class Prefetch : public trickbench::Trick {
   std::unique_ptr<torch::optim::SGD> optimizer_;
   int64_t epoch_ = 0;
   int64_t max_queued_ = 0;
+  // The last run's evidence. events_ orders the producer's loads against the consumer's
+  // steps; the arrays are read after the producer is joined.
+  std::shared_ptr<LoadTrace> trace_ = std::make_shared<LoadTrace>();
+  std::thread::id consumer_;
+  std::atomic<int64_t> events_{0};
+  std::array<int64_t, kBatches> load_began_{}, step_ended_{};
   EpochDigest digest_;
 };
 
