@@ -12,8 +12,26 @@
 //     The ranks start on the variant's first run (the harness's untimed warm-up: SetUp
 //     cannot know which variant it prepares) and live as long as the instance; each
 //     timed run is one synchronised step, commanded over rank 0's control channel.
-// Ranks get the benchmark's intra-op threads divided among them, so both variants use
-// the same cores. Across machines: dist/README.md.
+// Threads: both variants split the benchmark's intra-op budget (--threads) by one
+// rule, ThreadShare(): budget / replicas each, at least 1. Each rank process gets that
+// many (dist/rank_main.cc sets them); each replica thread gets the same number: the
+// driving thread lowers the process's intra-op count to the share while the replicas
+// run, so the fresh replica threads start their OpenMP teams at that size, and puts
+// the budget back after (the master's gather and step, serial work that the ranks do
+// in parallel with a share each, keep the whole budget). Counters() records
+// thread_budget, the per-replica or per-rank share and threads_total; Inactive()
+// fails a run whose replicas did not get the share. Without this each replica thread
+// started a team of the whole budget (2 replicas x 2 threads on 2 cores) and the
+// baseline collapsed from oversubscription (~300 ms/step against ~25 ms for the
+// ranks): the order came from the thread count, not from processes vs threads. With
+// a budget of 1 both variants run 2 x 1 threads, the same oversubscription for both.
+// Across machines: dist/README.md.
+//
+// Not covered: the article's setting, one process per GPU with NCCL all-reduce against
+// one process driving several GPUs. Both variants here run on the CPU (Gloo over
+// loopback) whatever the device; on a CUDA device the run says so on stderr, and the
+// claim's CUDA note repeats it. A NCCL variant would need two GPUs and a CUDA step in
+// the ranks, which this trick does not have.
 //
 // Equivalence: both average the two halves' grads ((g0 + g1) / 2: the same sum in
 // either order for two ranks), so they differ only where a kernel's result depends
@@ -23,15 +41,18 @@
 // Memory: the harness's meter sees neither the replica thread's allocations nor the
 // rank processes' (it is thread-local); peak_bytes covers the driving thread only.
 // "No GIL" (the claim's reason) has no C++ counterpart: what remains is processes vs
-// threads and a gather-to-one vs an all-reduce. Measured on the 2-core dev machine:
-// with --threads=2 (the default there) the two replica threads each start a 2-thread
-// intra-op (OpenMP) team on 2 cores and the baseline collapses (~300 ms/step vs ~25 ms
-// for the ranks, which get 1 thread each); with --threads=1 the threads win (~21 ms vs
-// ~27 ms: no process hop, no all-reduce). Compare both before drawing a conclusion.
+// threads and a gather-to-one vs an all-reduce. Measured on the 2-core dev machine
+// with equal shares (median step, ddp_gloo's speed relative to the threads): default
+// (1 thread) 7.3 vs 10.1 ms, 0.72x; --threads=1 0.70x; --threads=2 7.9 vs 13.1 ms,
+// 0.60x (run_all, 3 processes: 0.53x [0.27, 1.03] at 1 thread, 0.52x [0.32, 0.84] at
+// 2). The threads win at both budgets: no process hop, no all-reduce. With a whole
+// budget per replica thread the order flipped at --threads=2 (ddp_gloo 2.9-3.6x).
 #include <unistd.h>
 
+#include <iostream>
 #include <set>
 #include <thread>
+#include <utility>
 
 #include "determinism/guard.h"
 #include "dist/process_group.h"
@@ -52,6 +73,28 @@ const MlpSize kModel{.in = 256, .hidden = 512, .out = 10, .layers = 2};
 c10::IValue Request(const std::string& command, c10::IValue payload = c10::IValue()) {
   return c10::ivalue::Tuple::create({c10::IValue(command), std::move(payload)});
 }
+
+// The intra-op threads each replica thread or rank process gets out of `budget`: the
+// one rule for both variants, so neither has more threads per core than the other.
+int ThreadShare(int budget, int replicas) { return std::max(1, budget / replicas); }
+
+// Lowers the process's intra-op thread count to `threads` for one scope and restores
+// it. at::set_num_threads sets the count new threads start their OpenMP team with
+// (they read it on their first parallel op) as well as this thread's.
+class IntraOpThreads {
+ public:
+  explicit IntraOpThreads(int threads) : saved_(at::get_num_threads()) {
+    if (threads != saved_) at::set_num_threads(threads);
+  }
+  ~IntraOpThreads() {
+    if (at::get_num_threads() != saved_) at::set_num_threads(saved_);
+  }
+  IntraOpThreads(const IntraOpThreads&) = delete;
+  IntraOpThreads& operator=(const IntraOpThreads&) = delete;
+
+ private:
+  const int saved_;
+};
 
 torch::Tensor Shard(const torch::Tensor& t, int rank, int world_size) {
   const int64_t n = t.size(0) / world_size;
@@ -154,6 +197,14 @@ void ApplyDriverEnvironment(trickbench::dist::RankGroupOptions* options) {
 class DdpVsDp : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Setting& s) override {
+    if (s.device.is_cuda()) {
+      static bool said = false;  // once per process, not per instance
+      if (!std::exchange(said, true)) {
+        std::cerr << "ddp_vs_dp: runs on the CPU (Gloo over loopback) on a CUDA host too; the "
+                     "article's one-process-per-GPU NCCL setting (two GPUs or more) is not "
+                     "covered by this trick\n";
+      }
+    }
     model_ = trickbench::workloads::Mlp(kModel);
     replica_ = trickbench::workloads::Mlp(kModel);
     optimizer_ = std::make_unique<torch::optim::SGD>(model_->parameters(),
@@ -162,6 +213,11 @@ class DdpVsDp : public trickbench::Trick {
   }
 
   void DataParallelThreads() {
+    thread_budget_ = at::get_num_threads();
+    // The whole step at the share, the master's part included: the master is replica 0
+    // (DataParallel's device 0), and a master team of the whole budget would keep its
+    // idle OpenMP workers spinning on the cores the replica threads need.
+    IntraOpThreads share(ThreadShare(thread_budget_, kWorldSize));
     {
       // Replicate (DataParallel does it every forward): master -> replica.
       torch::NoGradGuard no_grad;
@@ -213,7 +269,16 @@ class DdpVsDp : public trickbench::Trick {
 
   std::string Inactive(const std::string& variant) override {
     if (variant == "data_parallel_threads") {
-      return replica_threads_ == kWorldSize ? "" : "replicas did not run on separate threads";
+      if (replica_threads_ != kWorldSize) return "replicas did not run on separate threads";
+      const int share = ThreadShare(thread_budget_, kWorldSize);
+      for (int r = 0; r < kWorldSize; ++r) {
+        if (replica_intra_op_[r] != share) {
+          return "replica " + std::to_string(r) + " ran " + std::to_string(replica_intra_op_[r]) +
+                 " intra-op threads, not its share " + std::to_string(share) + " of " +
+                 std::to_string(thread_budget_);
+        }
+      }
+      return "";
     }
     if (!ranks_) return "no rank processes were started";
     const auto state = FetchRankState();
@@ -234,7 +299,7 @@ class DdpVsDp : public trickbench::Trick {
     // (--threads), or the faster one is merely the one with fewer threads per core.
     std::map<std::string, double> c = {{"processes", variant == "ddp_gloo" ? ranks + 1.0 : 1.0},
                                        {"replicas", static_cast<double>(kWorldSize)},
-                                       {"thread_budget", static_cast<double>(at::get_num_threads())}};
+                                       {"thread_budget", static_cast<double>(thread_budget_)}};
     if (variant == "ddp_gloo" && ranks_) {
       c["intra_op_threads_per_rank"] = ranks_->options().threads_per_rank;
       c["threads_total"] = ranks_->options().threads_per_rank * ranks;
@@ -253,7 +318,8 @@ class DdpVsDp : public trickbench::Trick {
     options.entry = "ddp_vs_dp";
     options.world_size = kWorldSize;
     ApplyDriverEnvironment(&options);
-    options.threads_per_rank = std::max(1, at::get_num_threads() / options.local_ranks);
+    thread_budget_ = at::get_num_threads();
+    options.threads_per_rank = ThreadShare(thread_budget_, options.local_ranks);
     ranks_ = std::make_unique<trickbench::dist::RankGroup>(options);
     // DDP broadcasts rank 0's parameters at construction; here the driver's seeded
     // model and batch go to every rank with the setup request.
@@ -268,6 +334,7 @@ class DdpVsDp : public trickbench::Trick {
     return rank_state_.toTupleRef().elements().vec();
   }
 
+  int thread_budget_ = 0;  // at::get_num_threads() of the driving thread, read by the body
   int replica_intra_op_[kWorldSize] = {};  // at::get_num_threads() inside each replica thread
   torch::nn::Sequential model_{nullptr}, replica_{nullptr};
   std::unique_ptr<torch::optim::SGD> optimizer_;
@@ -283,7 +350,7 @@ TRICKBENCH_TRICK(ddp_vs_dp, DdpVsDp)
     .Category("Distributed")
     .Source("A18, B")
     .Claim("DDP faster: no GIL, one process per device")
-    .Expect(trickbench::claim::Faster().OnCuda("the article compares one process per GPU with one process driving several; LibTorch has no GIL, and without GPUs both layouts share the same cores"))
+    .Expect(trickbench::claim::Faster().OnCuda("the article compares one process per GPU (NCCL) with one process driving several; not covered: both variants here run on the CPU with Gloo whatever the device, and LibTorch has no GIL"))
     .Trains()
     .Variant("data_parallel_threads", &DdpVsDp::DataParallelThreads)
     .Variant("ddp_gloo", &DdpVsDp::DdpGloo)
