@@ -1,24 +1,31 @@
 // deterministic_algorithms (B): what deterministic mode costs, and that it reproduces.
 //
 // One training step of a small conv net with a scatter-style aggregation (index_put_
-// with accumulate, as in message passing or embedding sums), in two modes:
-//   fast           deterministic algorithms off, cuDNN benchmark on (autotuned, may
-//                  pick a nondeterministic algorithm), TF32 allowed;
-//   deterministic  under trickbench::DeterministicGuard: deterministic algorithms
-//                  (error on an op without a deterministic implementation),
-//                  deterministic cuDNN, benchmark off, TF32 off.
+// with accumulate, as in message passing or embedding sums), in two modes that differ
+// only in the two determinism switches:
+//   fast           at::globalContext().setDeterministicAlgorithms(false) and
+//                  cudnn.deterministic off;
+//   deterministic  setDeterministicAlgorithms(true) (error on an op without a
+//                  deterministic implementation) and cudnn.deterministic on.
+// Everything else is held at one fixed value in both, the DeterministicGuard's: TF32
+// off for cuBLAS and cuDNN, cuDNN benchmark off (autotuning picks by timing, so it
+// could not stay on in the reproducible mode); the workspace config and the
+// uninitialised-memory fill stay as the process has them. A fast mode with TF32 and
+// autotuning on would time those two tricks (cudnn_benchmark, TF32 matmuls) along
+// with determinism's cost. Each body sets its flags and restores the ones it found.
+//
 // The ops are chosen to all have deterministic implementations on CUDA (cuDNN conv,
 // index_put_ accumulate via sort, mean instead of adaptive pooling, whose CUDA
-// backward has none), so the guarded step runs instead of throwing.
+// backward has none), so the deterministic step runs instead of throwing.
 //
 // CUBLAS_WORKSPACE_CONFIG is set before main (a static initialiser below; the trick
-// library is alwayslink) so the guarded step's cuBLAS handle is deterministic; the
+// library is alwayslink) so the deterministic step's cuBLAS handle is deterministic; the
 // fast step shares that handle, so the workspace setting's own cost is not in the
 // comparison.
 //
 // Tolerance: on CPU both modes run the same kernels (the flags only change CUDA
-// paths) and agree bitwise; on CUDA the fast mode's atomics and autotuned conv
-// algorithms reorder float additions, so parameters after the steps differ in the last
+// paths) and agree bitwise; on CUDA the fast mode's atomics and nondeterministic
+// conv algorithms reorder float additions, so parameters after the steps differ in the last
 // bits: rtol 1e-4 / atol 1e-6 covers that after a few SGD steps of this size.
 #include "determinism/guard.h"
 #include "harness/trick.h"
@@ -56,6 +63,28 @@ struct ConvNetImpl : torch::nn::Module {
 };
 TORCH_MODULE(ConvNet);
 
+// The variant's flags for one body: the entry flags with TF32 and cuDNN benchmark held
+// off, the determinism switches set as asked; the entry flags restored after.
+class ModeScope {
+ public:
+  explicit ModeScope(bool deterministic) : saved_(trickbench::CurrentDeterminismFlags()) {
+    trickbench::DeterminismFlags f = saved_;
+    f.tf32_cublas = false;
+    f.tf32_cudnn = false;
+    f.cudnn_benchmark = false;
+    f.deterministic_algorithms = deterministic;
+    f.deterministic_warn_only = false;
+    f.cudnn_deterministic = deterministic;
+    trickbench::ApplyDeterminismFlags(f);
+  }
+  ~ModeScope() { trickbench::ApplyDeterminismFlags(saved_); }
+  ModeScope(const ModeScope&) = delete;
+  ModeScope& operator=(const ModeScope&) = delete;
+
+ private:
+  const trickbench::DeterminismFlags saved_;
+};
+
 class DeterministicAlgorithms : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Setting& s) override {
@@ -69,21 +98,12 @@ class DeterministicAlgorithms : public trickbench::Trick {
   }
 
   void Fast() {
-    const trickbench::DeterminismFlags saved = trickbench::CurrentDeterminismFlags();
-    trickbench::DeterminismFlags fast = saved;
-    fast.deterministic_algorithms = false;
-    fast.deterministic_warn_only = false;
-    fast.cudnn_deterministic = false;
-    fast.cudnn_benchmark = true;
-    fast.tf32_cublas = true;
-    fast.tf32_cudnn = true;
-    trickbench::ApplyDeterminismFlags(fast);
+    ModeScope mode(/*deterministic=*/false);
     Step();
-    trickbench::ApplyDeterminismFlags(saved);
   }
 
   void Deterministic() {
-    trickbench::DeterministicGuard guard;
+    ModeScope mode(/*deterministic=*/true);
     Step();
   }
 
@@ -93,11 +113,19 @@ class DeterministicAlgorithms : public trickbench::Trick {
     return out;
   }
 
+  // From the flags read inside the step, not from what SetUp left.
   std::string Inactive(const std::string& variant) override {
-    if (variant == "deterministic" && !was_deterministic_) {
-      return "deterministic algorithms were off during the guarded step";
+    const trickbench::DeterminismFlags& f = during_step_;
+    if (f.tf32_cublas || f.tf32_cudnn || f.cudnn_benchmark) {
+      return "TF32 or cuDNN benchmark was on during the step: the variants differ in more "
+             "than the determinism switches";
     }
-    if (variant == "fast" && was_deterministic_) return "deterministic algorithms were on";
+    const bool want = variant == "deterministic";
+    if (f.deterministic_algorithms != want || f.cudnn_deterministic != want) {
+      return std::string("deterministic algorithms / cuDNN deterministic were ") +
+             (f.deterministic_algorithms ? "on" : "off") + " / " +
+             (f.cudnn_deterministic ? "on" : "off") + " during the step";
+    }
     return "";
   }
 
@@ -105,7 +133,7 @@ class DeterministicAlgorithms : public trickbench::Trick {
 
  private:
   void Step() {
-    was_deterministic_ = at::globalContext().deterministicAlgorithms();
+    during_step_ = trickbench::CurrentDeterminismFlags();
     optimizer_->zero_grad();
     auto logits = model_->forward(images_, segments_);
     torch::nn::functional::cross_entropy(logits, labels_).backward();
@@ -115,7 +143,7 @@ class DeterministicAlgorithms : public trickbench::Trick {
   ConvNet model_{nullptr};
   std::unique_ptr<torch::optim::SGD> optimizer_;
   torch::Tensor images_, labels_, segments_;
-  bool was_deterministic_ = false;
+  trickbench::DeterminismFlags during_step_;
 };
 
 }  // namespace
