@@ -14,9 +14,9 @@
 // I/O honesty: before every run of either variant both stores are evicted from the page
 // cache (posix_fadvise(DONTNEED), after one fsync in SetUp), so each reads cold and
 // pays the same eviction cost. An eviction that did not work makes the run inactive
-// (it would time RAM, not storage): a RAM-backed data dir, 5 % or more of the variant's
-// pages still cached afterwards, or the kernel fetching from storage (/proc/self/io)
-// less than half the bytes the run read. Directory entries and inodes stay cached, so opening
+// (it would time RAM, not storage; data/page_cache.h WhyNotReadFromStorage): a
+// RAM-backed data dir, 5 % or more of the variant's pages still cached afterwards, or
+// the kernel fetching from storage (/proc/self/io) less than half the bytes read. Directory entries and inodes stay cached, so opening
 // the small files is cheaper than on a truly cold machine.
 //
 // Counters come from the body's own reads: files_opened_per_run, bytes_read_per_run.
@@ -175,17 +175,6 @@ class StreamingShards : public trickbench::Trick {
   trickbench::Tensors Result() override { return digest_.Tensors(); }
 
   std::string Inactive(const std::string& variant) override {
-    if (IsRamBacked(dir_->path())) {
-      return dir_->path() + " is RAM-backed: nothing to evict, this would time RAM";
-    }
-    if (resident_after_evict_ >= 0.05) {
-      return std::to_string(static_cast<int>(resident_after_evict_ * 100)) +
-             " % of the files stayed in the page cache after the eviction";
-    }
-    if (fetched_bytes_ >= 0 && fetched_bytes_ < io_.bytes_read / 2) {
-      return "the storage delivered " + std::to_string(fetched_bytes_) + " of the " +
-             std::to_string(io_.bytes_read) + " bytes read: the rest came from the page cache";
-    }
     if (variant == "stream" && (io_.stream_opens != 1 || io_.files_opened != 1)) {
       return "the epoch opened " + std::to_string(io_.files_opened) + " files, " +
              std::to_string(io_.stream_opens) + " of them streams; expected the one stream";
@@ -194,7 +183,8 @@ class StreamingShards : public trickbench::Trick {
       return "the epoch opened " + std::to_string(io_.files_opened) + " files, expected " +
              std::to_string(kImages);
     }
-    return "";
+    return WhyNotReadFromStorage(dir_->path(), resident_after_evict_, fetched_bytes_,
+                                 io_.bytes_read);
   }
 
   std::map<std::string, double> Counters(const std::string& variant) override {
