@@ -158,6 +158,16 @@ TEST(RunAll, RejectsUnknownTrickAndBadFlagsBeforeWritingAnything) {
   p = Exec(g_run_all + " --out_dir=" + dir);
   EXPECT_EQ(p.exit_code, 2) << p.output;
   EXPECT_NE(p.output.find("run_all: no trick to run"), std::string::npos) << p.output;
+  // An id typed after `bazel run ... --` lands among the binaries: named, not run twice.
+  p = Exec(g_run_all + " " + g_tricks["noop"] + " noop --out_dir=" + dir);
+  EXPECT_EQ(p.exit_code, 2) << p.output;
+  EXPECT_NE(p.output.find("run_all: noop is not a trick binary (the arguments are the "
+                          "binaries; to run some tricks, --only=noop)"),
+            std::string::npos)
+      << p.output;
+  p = Exec(g_run_all + " " + g_tricks["noop"] + " " + g_tricks["noop"] + " --out_dir=" + dir);
+  EXPECT_EQ(p.exit_code, 2) << p.output;
+  EXPECT_NE(p.output.find("run_all: trick noop is given twice"), std::string::npos) << p.output;
   EXPECT_FALSE(fs::exists(dir)) << "a bad command line left a run folder";
 }
 

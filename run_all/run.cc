@@ -226,7 +226,20 @@ int RunAllMain(const std::vector<std::string>& args, std::ostream& out, std::ost
       return kExitUsage;
     }
   } else {
-    for (const auto& b : o.binaries) known.push_back(Id(b));
+    // bazel run passes every trick binary as an argument; an id typed after `--` would
+    // otherwise join them as a binary of its own and run twice (or fail late).
+    for (const auto& b : o.binaries) {
+      if (!IsExecutableFile(b)) {
+        err << "run_all: " << b << " is not a trick binary (the arguments are the binaries; "
+            << "to run some tricks, --only=" << Id(b) << ")\n";
+        return kExitUsage;
+      }
+      if (std::find(known.begin(), known.end(), Id(b)) != known.end()) {
+        err << "run_all: trick " << Id(b) << " is given twice\n";
+        return kExitUsage;
+      }
+      known.push_back(Id(b));
+    }
   }
   if (!Select(o, known, &ids, &error)) {
     err << "run_all: " << error << "\n";
