@@ -480,8 +480,8 @@ ResultFile ResultFile::FromJson(const Json& j, const std::string& file) {
 }
 
 std::map<std::string, std::string> Environment(const ResultFile& result) {
-  static const std::set<std::string> kPerRun = {"executable", "date", "caches", "load_avg",
-                                                "trickbench_id"};
+  static const std::set<std::string> kPerRun = {"executable", "date",          "caches",
+                                                "load_avg",   "trickbench_id", "profiles"};
   std::map<std::string, std::string> env;
   for (const auto& [k, v] : result.context.items()) {
     if (kPerRun.count(k)) continue;

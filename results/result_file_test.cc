@@ -73,7 +73,9 @@ TEST(ResultFile, SamplesAreTheIterationEntriesInNs) {
 }
 
 TEST(ResultFile, EnvironmentLeavesOutWhatDescribesOneRun) {
-  const auto env = Environment(testing::FullResult());
+  ResultFile r = testing::FullResult();
+  r.context["profiles"] = Json::array({"r.profile/a.trace.json"});  // --profile's traces
+  const auto env = Environment(r);
   EXPECT_EQ(env, (std::map<std::string, std::string>{
                      {"num_cpus", "2"}, {"torch_version", "2.11.0"}, {"device", "cpu"}}));
 }
