@@ -8,8 +8,7 @@
 // early). On CUDA the producer also copies each batch from pinned memory to the GPU
 // on a side stream (prefetch_cuda.cc), and the training stream waits on an event.
 //
-// The producer thread runs under the consumer's LibTorch thread-local state, so the
-// memory meter sees its allocations. On this 2-core machine the producer competes with
+// The memory meter is process-wide, so it sees the producer thread's allocations. On this 2-core machine the producer competes with
 // the training step's intra-op threads: the overlap is only as good as the spare cores.
 // Same batches, same order, same steps: parameters and data bitwise equal.
 //

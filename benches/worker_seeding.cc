@@ -14,8 +14,8 @@
 // Tolerance: the augmentation is random by design, so the two variants draw different
 // noise; both add at most kUniformNoiseAmplitude (0.05) to each value, so the loaded
 // data agree within atol 0.1 (+1e-6 for float rounding). A wrong sample or order
-// (values ~1 apart) still fails. Memory: the workers' allocations happen in their own
-// threads, which the harness's CPU memory reporter does not see.
+// (values ~1 apart) still fails. Memory: the harness's meter counts the workers'
+// allocations too (it is process-wide, harness/memory.h).
 #include "determinism/seed.h"
 #include "determinism/seeded_dataset.h"
 #include "harness/trick.h"
