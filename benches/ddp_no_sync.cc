@@ -1,4 +1,4 @@
-// no_sync (A13, A18, B): gradient accumulation under data parallelism, all-reducing
+// ddp_no_sync (A13, A18, B): gradient accumulation under data parallelism, all-reducing
 // the grads once per optimizer step (DDP's no_sync() on all micro-batches but the
 // last) instead of after every micro-batch's backward (DDP's default).
 //
@@ -108,7 +108,7 @@ trickbench::dist::RankHandler MakeRankHandler(trickbench::dist::Group& group,
     throw std::invalid_argument("unknown request " + command);
   };
 }
-TRICKBENCH_RANK_MAIN(no_sync, MakeRankHandler);
+TRICKBENCH_RANK_MAIN(ddp_no_sync, MakeRankHandler);
 
 class NoSync : public trickbench::Trick {
  public:
@@ -116,7 +116,7 @@ class NoSync : public trickbench::Trick {
     const auto model = wl::Mlp(kModel);
     const wl::Batch batch = wl::ClassificationBatch(kBatch, kModel.in, kModel.out);
     trickbench::dist::RankGroupOptions options;
-    options.entry = "no_sync";
+    options.entry = "ddp_no_sync";
     options.world_size = kRanks;
     options.threads_per_rank = std::max(1, at::get_num_threads() / kRanks);
     ranks_ = std::make_unique<trickbench::dist::RankGroup>(options);
@@ -167,7 +167,7 @@ class NoSync : public trickbench::Trick {
 
 }  // namespace
 
-TRICKBENCH_TRICK(no_sync, NoSync)
+TRICKBENCH_TRICK(ddp_no_sync, NoSync)
     .Category("Distributed")
     .Source("A13, A18, B")
     .Claim("fewer all-reduces per optimizer step")

@@ -1,4 +1,4 @@
-// grad_accum_batchnorm (A13, B): gradient accumulation is not the large batch when the
+// accumulation_batchnorm (A13, B): gradient accumulation is not the large batch when the
 // model has BatchNorm.
 //
 // Two MLPs with a normalization after every hidden Linear, identical but for that layer:
@@ -144,7 +144,7 @@ class GradAccumBatchNorm : public trickbench::Trick {
 
 }  // namespace
 
-TRICKBENCH_TRICK(grad_accum_batchnorm, GradAccumBatchNorm)
+TRICKBENCH_TRICK(accumulation_batchnorm, GradAccumBatchNorm)
     .Category("Model architecture and training")
     .Source("A13, B")
     .Claim("accumulation is not equivalent under BatchNorm (statistics per micro-batch)")
