@@ -39,6 +39,7 @@ PACKAGES=(
   libgloo-dev              # c10d ProcessGroupGloo's headers (ddp_vs_dp); the wheel has none
   liblmdb-dev              # packed_shards (LMDB store)
   libopencv-dev            # decode_format, data pipeline decoding
+  libjpeg62-turbo-dev      # decoder_choice (libjpeg-turbo's API directly)
   cmake                    # the CMake build of the same sources (GPU hosts without Bazel)
   ninja-build
   chromium                 # renders the HTML report in tests (headless)
