@@ -4,7 +4,7 @@
 #   trickbench::benchmark  Google Benchmark (system, else third_party/benchmark)
 #   trickbench::json       nlohmann/json (system, else third_party/nlohmann_json)
 #   trickbench::nvtx       NVTX3 headers with TRICKBENCH_HAVE_NVTX=1, or nothing
-#   trickbench::opencv, trickbench::lmdb   when found (the data-pipeline tricks)
+#   trickbench::opencv, ::lmdb, ::jpeg  when found (the data-pipeline tricks)
 #   trickbench::gloo       Gloo's headers and USE_C10D_GLOO, when found (dist/)
 # and TRICKBENCH_WITH_CUDA (ON when LibTorch has CUDA and the CUDA runtime is found).
 # Nothing is downloaded: a GPU host without network builds from what is here.
@@ -240,4 +240,13 @@ if(TRICKBENCH_LMDB_INCLUDE AND TRICKBENCH_LMDB_LIBRARY)
   add_library(trickbench::lmdb ALIAS trickbench_lmdb)
   target_include_directories(trickbench_lmdb SYSTEM INTERFACE "${TRICKBENCH_LMDB_INCLUDE}")
   target_link_libraries(trickbench_lmdb INTERFACE "${TRICKBENCH_LMDB_LIBRARY}")
+endif()
+# libjpeg-turbo (decoder_choice calls its API directly; OpenCV links the same library).
+find_path(TRICKBENCH_JPEG_INCLUDE jpeglib.h)
+find_library(TRICKBENCH_JPEG_LIBRARY jpeg)
+if(TRICKBENCH_JPEG_INCLUDE AND TRICKBENCH_JPEG_LIBRARY)
+  add_library(trickbench_jpeg INTERFACE)
+  add_library(trickbench::jpeg ALIAS trickbench_jpeg)
+  target_include_directories(trickbench_jpeg SYSTEM INTERFACE "${TRICKBENCH_JPEG_INCLUDE}")
+  target_link_libraries(trickbench_jpeg INTERFACE "${TRICKBENCH_JPEG_LIBRARY}")
 endif()

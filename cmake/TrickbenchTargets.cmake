@@ -9,18 +9,19 @@
 #   run_all/main.cc -> run_all;  harness/gpu_selftest.cc -> gpu_selftest;
 #   reports/<name>_main.cc -> <name> (the report and compare tools)
 #
-# A folder that includes <opencv2/...>, <lmdb.h> or c10d's ProcessGroupGloo.hpp needs
-# that library (Gloo: its headers); when it is
-# missing, the folder and every trick that depends on it are left out with the reason
-# (listed in <build>/skipped_tricks.txt), and the rest still builds.
+# A folder or trick that includes <opencv2/...>, <lmdb.h>, <jpeglib.h> or c10d's
+# ProcessGroupGloo.hpp needs that library (Gloo: its headers); when it is missing, the
+# folder and every trick that depends on it are left out with the reason (listed in
+# <build>/skipped_tricks.txt), and the rest still builds.
 
 set(TRICKBENCH_COPTS -Wall -Wextra -Wno-unused-parameter -Wno-maybe-uninitialized
     -Wno-missing-field-initializers -Wno-deprecated-declarations)
 set(_src "${PROJECT_SOURCE_DIR}")
 
 # Externals a header name calls for: include pattern -> trickbench:: target.
-set(_external_patterns "^opencv2/" "^lmdb\\.h$" "^torch/csrc/distributed/c10d/ProcessGroupGloo")
-set(_external_targets opencv lmdb gloo)
+set(_external_patterns "^opencv2/" "^lmdb\\.h$" "^jpeglib\\.h$"
+    "^torch/csrc/distributed/c10d/ProcessGroupGloo")
+set(_external_targets opencv lmdb jpeg gloo)
 
 # trickbench_scan(<files> OUT_PACKAGES <var> OUT_EXTERNALS <var>): the project folders
 # whose headers the files include (relative to the source root), and the externals.
