@@ -6,13 +6,16 @@
 // jpeg_read_scanlines. The same JPEG bytes (256 synthetic 128x128 images, quality 90) are
 // held in memory, so neither storage nor the page cache is measured, and both variants
 // deliver what DecodeImage returns: one contiguous uint8 {H, W, 3} tensor per image in
-// OpenCV's channel order (libjpeg-turbo's JCS_EXT_BGR, the order OpenCV asks it for), each
-// image decoded by a fresh decompressor as both libraries do per call. Debian's OpenCV
-// links the same libjpeg-turbo and keeps its default IDCT (JDCT_ISLOW), so the pixels
-// must be bitwise equal: the difference timed is OpenCV's layer (format probing, the EXIF
-// orientation look-up, a cv::Mat decoded into and then copied into the tensor), not the
-// IDCT. Evidence that a variant decoded through its own library: the body counts the
-// images each path returned and the scanlines libjpeg handed out, reset at every body.
+// OpenCV's channel order (BGR: libjpeg-turbo's JCS_EXT_BGR), each image decoded by a fresh
+// decompressor as both libraries do per call. Debian's OpenCV links the same libjpeg-turbo
+// and keeps its default IDCT (JDCT_ISLOW), so the pixels must be, and are, bitwise equal:
+// the difference timed is OpenCV's layer, not the IDCT. Here (OpenCV 4.6) that layer asks
+// libjpeg for RGB and swaps every pixel to BGR in its own scalar loop (perf: the one hot
+// spot in libopencv_imgcodecs), decodes into a cv::Mat that DecodeImage then copies into
+// the tensor, and probes the format and EXIF orientation; the direct variant has
+// libjpeg-turbo's SIMD colour converter write BGR rows straight into the tensor. Evidence
+// that a variant decoded through its own library: the body counts the images each path
+// returned and the scanlines libjpeg handed out, reset at every body.
 #include <csetjmp>
 #include <cstdio>  // jpeglib.h uses FILE and size_t without including their headers
 #include <jpeglib.h>
