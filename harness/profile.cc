@@ -1,9 +1,11 @@
 #include "harness/profile.h"
 
 #include <torch/csrc/autograd/profiler_kineto.h>
+#include <torch/csrc/autograd/profiler_legacy.h>
 #include <torch/cuda.h>
 
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <set>
 
@@ -65,7 +67,19 @@ void TraceOne(const TrickDef& def, const TrickDef::VariantSpec& variant,
   }
   if (!result) throw std::runtime_error("the profiler returned no result");
   const std::string tmp = path + ".tmp";
-  result->save(tmp);
+  try {
+    result->save(tmp);
+  } catch (const c10::Error& e) {
+    // A LibTorch built without Kineto (Debian's 1.13) records but cannot save: trace
+    // another run with the legacy profiler, which writes CPU ops only.
+    if (std::string(e.what()).find("Kineto") == std::string::npos) throw;
+    std::ofstream out(tmp);
+    {
+      profiler::RecordProfile legacy(out);
+      variant.body(*trick);
+    }
+    if (!out.flush()) throw std::runtime_error("cannot write " + tmp);
+  }
   std::error_code ec;
   if (!fs::exists(tmp, ec)) throw std::runtime_error("the profiler wrote no trace to " + tmp);
   fs::rename(tmp, path, ec);

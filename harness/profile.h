@@ -10,7 +10,8 @@
 // and (on CUDA) which kernels ran, and where the time went. Each variant gets a fresh
 // seeded instance, SetUp and one untimed run first (lazy initialisation, cuDNN plans,
 // allocator growth are not the variant's steady state), then one run recorded through
-// Kineto (CPU ops; CUDA kernels and copies on a CUDA device). Open a trace in
+// Kineto (CPU ops; CUDA kernels and copies on a CUDA device; a LibTorch built without
+// Kineto, like Debian's 1.13, gets the legacy profiler's CPU-only trace instead). Open a trace in
 // chrome://tracing or https://ui.perfetto.dev. On CUDA the harness's NVTX ranges mark
 // the same runs for Nsight Systems.
 // The traces sit in a folder next to the result file and are written atomically; the

@@ -42,8 +42,10 @@ fs::path FreshDir(const std::string& name) {
 // The names of the events in a Chrome trace.
 std::string EventNames(const std::string& path) {
   const results::Json trace = results::ReadJsonFile(path);
+  // Kineto writes {"traceEvents": [...]}; the legacy profiler (no Kineto) a bare array.
+  const results::Json& events = trace.is_array() ? trace : trace.at("traceEvents");
   std::string names;
-  for (const auto& e : trace.at("traceEvents")) {
+  for (const auto& e : events) {
     if (e.contains("name") && e["name"].is_string()) names += e["name"].get<std::string>() + "\n";
   }
   return names;
