@@ -7,15 +7,33 @@
 // dtype; fp16 on CUDA), each for training and inference. SetUp prepares one model per
 // format (the second a copy of the first) because it cannot know which variant runs.
 //
-// Active check: the format must survive through the network, not just sit on the
-// input: the stem's and every residual block's output are recomputed and must be
-// ChannelsLast (and plain NCHW for the baseline).
+// Active check: the last step must have run the variant's model (recorded by the body),
+// and the format must survive through the network, not just sit on the input: the
+// stem's and every residual block's output are recomputed and must be ChannelsLast
+// (and plain NCHW for the baseline).
 //
-// Equivalence: logits and loss, and the parameters after the steps. NHWC convolutions
-// use other kernels (oneDNN blocked layouts, other summation orders). Tolerance
-// rtol 1e-2, atol 1e-2, set by the autocast cases: bf16 keeps 8 significant bits
-// (0.4% per rounding) and the two formats round at different points through seven
-// layers; the fp32 cases agree to ~1e-5, well inside it.
+// Sizes: on the CPU the shared SmallCnn at 16 channels, 32x32, batch 8. On CUDA,
+// where those sizes are launch-bound, the article's (AMP on NVIDIA GPUs) ResNet-50
+// stage shapes, AMP only since the claim is for AMP: batch 64, the 3x3 convolutions of
+// stages 2-4 (56x56x64, 28x28x128, 14x14x256) with BatchNorm and ReLU, as SmallCnn
+// with in_channels = channels = the stage width and one residual block: three 3x3
+// conv-BN-ReLU at the stage shape (the input stands for the stage's activations).
+//
+// Equivalence: logits and loss, the parameters after the steps, and for the training
+// cases per parameter the update over the steps measured against g0, its fp32 NCHW
+// gradient at the start (computed in SetUp, the same in both variants' instances): its
+// size in fp32 steps, |theta_0 - theta| / (lr |g0|), and its direction,
+// cos(theta_0 - theta, g0) (0 and 0 for a parameter whose g0 is rounding noise, under
+// 1e-4 of the largest: the conv biases before BatchNorm). The weights alone cannot see an update (lr * grad ~1e-4
+// per step on weights ~0.1, under the 1e-2 bf16 needs); a dropped update (1 of
+// CheckSteps() = 2) halves the size, 2 -> 1 step, far outside the tolerance, while the
+// formats moved it by at most 0.009 steps and the cosine (>= 0.994) by 0.0012 with
+// autocast, 0.0024 and 4e-5 in fp32 (measured, CPU, 2 steps; the size is ~2, so
+// rtol 1e-2 + atol 1e-2 allows 0.03). NHWC
+// convolutions use other kernels (oneDNN blocked layouts, other summation orders).
+// Tolerance rtol 1e-2, atol 1e-2, set by the autocast cases: bf16 keeps 8 significant
+// bits (0.4% per rounding) and the two formats round at different points through
+// seven layers; the fp32 cases agree to ~1e-5, well inside it.
 #include <ATen/autocast_mode.h>
 
 #include "harness/trick.h"
@@ -30,6 +48,26 @@ constexpr int64_t kBatch = 8;
 constexpr int64_t kImage = 32;
 constexpr int64_t kChannels = 16;  // four cases x two variants must fit the 60 s run
 constexpr double kLearningRate = 0.01;
+
+// The CUDA cases: the article's AMP figure at ResNet-50's stage shapes (batch 64).
+const std::vector<std::string> kCudaCases = {
+    "train_amp_resnet50_stage2", "train_amp_resnet50_stage3", "train_amp_resnet50_stage4",
+    "infer_amp_resnet50_stage2", "infer_amp_resnet50_stage3", "infer_amp_resnet50_stage4"};
+
+struct Shape {
+  int64_t batch, in_channels, channels, image, blocks;
+};
+
+// The CPU cases keep the small net; "..._resnet50_stageN" is that stage's 3x3 shape.
+Shape ShapeOf(const std::string& case_name) {
+  const auto stage = case_name.find("resnet50_stage");
+  if (stage == std::string::npos) return {kBatch, 3, kChannels, kImage, 2};
+  const std::string n = case_name.substr(stage + std::string("resnet50_stage").size());
+  if (n == "2") return {64, 64, 64, 56, 1};
+  if (n == "3") return {64, 128, 128, 28, 1};
+  if (n == "4") return {64, 256, 256, 14, 1};
+  throw std::invalid_argument("channels_last: unknown case " + case_name);
+}
 
 // Autocast for one scope on `device`, the previous state restored after it (1.13 has
 // no guard class, and its API differs from 2.4+'s per-device functions).
@@ -86,10 +124,26 @@ class ChannelsLast : public trickbench::Trick {
     device_ = s.device;
     training_ = s.case_name.rfind("train", 0) == 0;
     amp_ = s.case_name.find("amp") != std::string::npos;
-    batch_ = trickbench::workloads::ImageBatch(kBatch, 3, kImage, kImage, 10, device_);
+    const Shape shape = ShapeOf(s.case_name);
+    batch_ = trickbench::workloads::ImageBatch(shape.batch, shape.in_channels, shape.image,
+                                               shape.image, 10, device_);
     trickbench::workloads::CnnSize size;
-    size.channels = kChannels;
+    size.in_channels = shape.in_channels;
+    size.channels = shape.channels;
+    size.blocks = shape.blocks;
     nchw_ = Make(SmallCnn(size), at::MemoryFormat::Contiguous);
+    if (training_) {
+      // g0, the yardstick of Result()'s update size and direction (before the copy, so
+      // the BatchNorm statistics this forward updates are the same in both models).
+      nchw_.model->train();
+      nchw_.model->zero_grad(/*set_to_none=*/true);
+      torch::nn::functional::cross_entropy(nchw_.model->forward(nchw_.input), batch_.target).backward();
+      for (const auto& p : nchw_.model->parameters()) {
+        initial_.push_back(p.detach().contiguous().clone());
+        initial_grad_.push_back(p.grad().detach().contiguous().clone());
+      }
+      nchw_.model->zero_grad(/*set_to_none=*/true);
+    }
     SmallCnn copy(size);
     {
       torch::NoGradGuard no_grad;
@@ -107,7 +161,27 @@ class ChannelsLast : public trickbench::Trick {
   trickbench::Tensors Result() override {
     const Formatted& f = last_ ? *last_ : nchw_;
     trickbench::Tensors out{logits_.to(torch::kFloat).contiguous(), loss_.to(torch::kFloat)};
-    for (const auto& p : trickbench::workloads::Parameters(*f.model)) out.push_back(p.contiguous());
+    const auto params = trickbench::workloads::Parameters(*f.model);
+    for (const auto& p : params) out.push_back(p.contiguous());
+    if (!training_) return out;
+    std::vector<double> steps, cosines;
+    double largest = 0;
+    for (const auto& g : initial_grad_) largest = std::max(largest, g.norm().item<double>());
+    for (size_t i = 0; i < params.size(); ++i) {
+      const torch::Tensor update = initial_[i] - params[i].contiguous();
+      const double g0 = initial_grad_[i].norm().item<double>();
+      if (g0 < 1e-4 * largest) {
+        // A conv bias before BatchNorm: its gradient is 0 but for rounding, no yardstick.
+        steps.push_back(0);
+        cosines.push_back(0);
+        continue;
+      }
+      const double u = update.norm().item<double>();
+      steps.push_back(g0 > 0 ? u / (kLearningRate * g0) : u);
+      cosines.push_back(u > 0 && g0 > 0 ? (update * initial_grad_[i]).sum().item<double>() / (u * g0) : 0);
+    }
+    out.push_back(torch::tensor(steps, torch::kDouble));
+    out.push_back(torch::tensor(cosines, torch::kDouble));
     return out;
   }
 
@@ -116,6 +190,8 @@ class ChannelsLast : public trickbench::Trick {
     Formatted& f = want_cl ? channels_last_ : nchw_;
     const auto format = want_cl ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous;
     const std::string name = want_cl ? "ChannelsLast" : "NCHW-contiguous";
+    // What the body ran (set by every body), then that its model keeps the format.
+    if (last_ != &f) return "the last step ran the " + std::string(want_cl ? "NCHW" : "ChannelsLast") + " model";
     if (amp_ && logits_.scalar_type() != (device_.is_cuda() ? at::kHalf : at::kBFloat16)) {
       return std::string("autocast was off: logits are ") + c10::toString(logits_.scalar_type());
     }
@@ -173,6 +249,7 @@ class ChannelsLast : public trickbench::Trick {
   Formatted nchw_, channels_last_;
   Formatted* last_ = nullptr;
   torch::Tensor logits_, loss_;
+  trickbench::Tensors initial_, initial_grad_;  // training: theta_0, fp32 NCHW gradient there
 };
 
 }  // namespace
@@ -181,11 +258,16 @@ TRICKBENCH_TRICK(channels_last, ChannelsLast)
     .Category("Model architecture and training")
     .Source("A16")
     .Claim("8-35% faster (with AMP)")
-    .Expect(trickbench::claim::Faster(1.08, 1.35).ForCase("train_amp").OnCuda("the article's figure: AMP convolutions on NVIDIA GPUs"))
-    .Expect(trickbench::claim::Faster(1.08, 1.35).ForCase("infer_amp").OnCuda("the article's figure: AMP convolutions on NVIDIA GPUs"))
+    .Expect(trickbench::claim::Faster(1.08, 1.35).ForCase("train_amp_resnet50_stage2").OnCuda("the article's figure: AMP convolutions on NVIDIA GPUs, at ResNet-50 stage shapes"))
+    .Expect(trickbench::claim::Faster(1.08, 1.35).ForCase("train_amp_resnet50_stage3").OnCuda("the article's figure: AMP convolutions on NVIDIA GPUs, at ResNet-50 stage shapes"))
+    .Expect(trickbench::claim::Faster(1.08, 1.35).ForCase("train_amp_resnet50_stage4").OnCuda("the article's figure: AMP convolutions on NVIDIA GPUs, at ResNet-50 stage shapes"))
+    .Expect(trickbench::claim::Faster(1.08, 1.35).ForCase("infer_amp_resnet50_stage2").OnCuda("the article's figure: AMP convolutions on NVIDIA GPUs, at ResNet-50 stage shapes"))
+    .Expect(trickbench::claim::Faster(1.08, 1.35).ForCase("infer_amp_resnet50_stage3").OnCuda("the article's figure: AMP convolutions on NVIDIA GPUs, at ResNet-50 stage shapes"))
+    .Expect(trickbench::claim::Faster(1.08, 1.35).ForCase("infer_amp_resnet50_stage4").OnCuda("the article's figure: AMP convolutions on NVIDIA GPUs, at ResNet-50 stage shapes"))
     .Cases({"train_fp32", "train_amp", "infer_fp32", "infer_amp"})
-    .Trains({"train_fp32", "train_amp"})
-    .MutationUndetected("channels_last", "the train cases: Inactive() checks the module's memory format set in SetUp, not the activations the body produced")
+    .CudaCases(kCudaCases)
+    .Trains({"train_fp32", "train_amp", "train_amp_resnet50_stage2", "train_amp_resnet50_stage3",
+             "train_amp_resnet50_stage4"})
     .Variant("nchw", &ChannelsLast::Nchw)
     .Variant("channels_last", &ChannelsLast::Nhwc)
     .Tolerance(1e-2, 1e-2);
