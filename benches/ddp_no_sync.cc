@@ -93,17 +93,10 @@ trickbench::dist::RankHandler MakeRankHandler(trickbench::dist::Group& group,
       return c10::IValue(allreduces);
     }
     if (command == "state") {
-      std::vector<torch::Tensor> flat;
-      for (const auto& p : state->model->parameters()) flat.push_back(p.detach().reshape({-1}));
-      const torch::Tensor mine = torch::cat(flat);
-      const torch::Tensor root = mine.clone();
-      trickbench::dist::BroadcastTensors(group, {root}, 0);
-      std::vector<torch::Tensor> in_sync{torch::tensor({torch::equal(mine, root) ? 1 : 0})};
-      c10d::AllreduceOptions min;
-      min.reduceOp = c10d::ReduceOp::MIN;
-      group.allreduce(in_sync, min)->wait();
+      const bool in_sync =
+          trickbench::dist::InSyncWithRankZero(group, state->model->parameters());
       return c10::ivalue::Tuple::create({c10::IValue(wl::Parameters(*state->model)),
-                                         c10::IValue(in_sync[0].item<int64_t>() == 1)});
+                                         c10::IValue(in_sync)});
     }
     throw std::invalid_argument("unknown request " + command);
   };

@@ -74,6 +74,11 @@ RankHandler MakeTestHandler(Group& group, const RankEnv& env) {
       w.sub_(0.1 * w.grad());
       return w.detach();
     }
+    if (command == "in_sync") {  // the ranks' copies, rank `e[1]` one ulp off (-1: none)
+      torch::Tensor t = torch::arange(4.0);
+      if (e.at(1).toInt() == env.rank) t[2] = std::nextafter(2.0f, 3.0f);
+      return InSyncWithRankZero(group, {t, torch::ones({2, 2})});
+    }
     throw std::invalid_argument("unknown test command " + command);
   };
 }
@@ -223,6 +228,13 @@ TEST(RankGroup, AveragedGradientsEqualTheFullBatchUpdate) {
   EXPECT_TRUE(torch::allclose(ranks_weight, full_batch, 1e-5, 1e-6))
       << (ranks_weight - full_batch).abs().max();
   EXPECT_FALSE(torch::allclose(ranks_weight, weight, 1e-5, 1e-6)) << "the step changed nothing";
+}
+
+TEST(RankGroup, InSyncWithRankZeroSeesOneUlpOnAnyRank) {
+  RankGroup group(TestOptions());
+  EXPECT_TRUE(group.Call(Request("in_sync", c10::IValue(int64_t{-1}))).toBool());
+  EXPECT_FALSE(group.Call(Request("in_sync", c10::IValue(int64_t{1}))).toBool());
+  EXPECT_FALSE(group.Call(Request("in_sync", c10::IValue(int64_t{0}))).toBool());
 }
 
 TEST(RankGroup, RankKilledMidRunIsReportedAndNoneRemain) {

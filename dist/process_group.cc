@@ -63,6 +63,19 @@ void BroadcastTensors(Group& group, const std::vector<torch::Tensor>& tensors,
   }
 }
 
+bool InSyncWithRankZero(Group& group, const std::vector<torch::Tensor>& tensors) {
+  std::vector<torch::Tensor> flat;
+  for (const auto& t : tensors) flat.push_back(t.detach().reshape({-1}));
+  const torch::Tensor mine = torch::cat(flat);
+  const torch::Tensor root = mine.clone();
+  BroadcastTensors(group, {root}, 0);
+  std::vector<torch::Tensor> in_sync{torch::tensor({torch::equal(mine, root) ? 1 : 0})};
+  c10d::AllreduceOptions min;
+  min.reduceOp = c10d::ReduceOp::MIN;
+  group.allreduce(in_sync, min)->wait();
+  return in_sync[0].item<int64_t>() == 1;
+}
+
 c10::IValue BroadcastValue(Group& group, const c10::IValue& value, int root,
                            std::chrono::milliseconds timeout) {
   c10d::BroadcastOptions options;

@@ -44,6 +44,11 @@ void AverageGradients(Group& group, const std::vector<torch::Tensor>& params);
 void BroadcastTensors(Group& group, const std::vector<torch::Tensor>& tensors,
                       int root);
 
+// DDP's invariant: true on every rank when every rank holds rank 0's `tensors` bit for
+// bit (parameters after a step), false on every rank otherwise. A collective: every
+// rank calls it with tensors of the same shapes.
+bool InSyncWithRankZero(Group& group, const std::vector<torch::Tensor>& tensors);
+
 // Any IValue (tuple, string, tensors...) from root to every rank, pickled. `timeout`
 // bounds the wait (ranks idle between commands wait here).
 c10::IValue BroadcastValue(Group& group, const c10::IValue& value, int root,
