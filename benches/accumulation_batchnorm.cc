@@ -59,14 +59,7 @@ struct Trained {
       : model(NormMlp(batch_norm, device)), optimizer(Sgd(model)), start(Copy(model)) {}
 
   void Step(const wl::Batch& batch, int64_t micro_batches) {
-    model->zero_grad(/*set_to_none=*/true);
-    const auto inputs = batch.input.chunk(micro_batches);
-    const auto targets = batch.target.chunk(micro_batches);
-    for (int64_t i = 0; i < micro_batches; ++i) {
-      const auto loss = torch::nn::functional::cross_entropy(model->forward(inputs[i]), targets[i]);
-      (loss / static_cast<double>(micro_batches)).backward();
-    }
-    optimizer->step();
+    wl::AccumulatedStep(model, *optimizer, batch, micro_batches);
   }
 
   // Largest parameter difference from `steps` full-batch steps of the same start.

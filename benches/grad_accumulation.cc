@@ -58,14 +58,7 @@ class GradAccumulation : public trickbench::Trick {
 
  private:
   void Step(int64_t micro_batches) {
-    model_->zero_grad(/*set_to_none=*/true);
-    const auto inputs = batch_.input.chunk(micro_batches);
-    const auto targets = batch_.target.chunk(micro_batches);
-    for (int64_t i = 0; i < micro_batches; ++i) {
-      const auto loss = torch::nn::functional::cross_entropy(model_->forward(inputs[i]), targets[i]);
-      (loss / static_cast<double>(micro_batches)).backward();
-    }
-    optimizer_->step();
+    trickbench::workloads::AccumulatedStep(model_, *optimizer_, batch_, micro_batches);
     backward_passes_ = micro_batches;
   }
 

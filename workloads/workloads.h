@@ -47,6 +47,22 @@ torch::Tensor TrainStep(Model& model, torch::optim::Optimizer& optimizer, const 
   return loss.detach();
 }
 
+// One optimizer step accumulated over `micro_batches` chunks of `batch`: grads set to
+// none, each chunk's loss scaled by 1 / micro_batches and backpropagated, then one step.
+// With micro_batches 1 it is a plain full-batch step (TrainStep after zeroing).
+template <typename Model>
+void AccumulatedStep(Model& model, torch::optim::Optimizer& optimizer, const Batch& batch,
+                     int64_t micro_batches) {
+  model->zero_grad(/*set_to_none=*/true);
+  const auto inputs = batch.input.chunk(micro_batches);
+  const auto targets = batch.target.chunk(micro_batches);
+  for (int64_t i = 0; i < micro_batches; ++i) {
+    const auto loss = torch::nn::functional::cross_entropy(model->forward(inputs[i]), targets[i]);
+    (loss / static_cast<double>(micro_batches)).backward();
+  }
+  optimizer.step();
+}
+
 struct CnnSize {
   int64_t in_channels = 3;
   int64_t channels = 32;   // width of every residual block
