@@ -164,24 +164,11 @@ class ChannelsLast : public trickbench::Trick {
     const auto params = trickbench::workloads::Parameters(*f.model);
     for (const auto& p : params) out.push_back(p.contiguous());
     if (!training_) return out;
-    std::vector<double> steps, cosines;
-    double largest = 0;
-    for (const auto& g : initial_grad_) largest = std::max(largest, g.norm().item<double>());
-    for (size_t i = 0; i < params.size(); ++i) {
-      const torch::Tensor update = initial_[i] - params[i].contiguous();
-      const double g0 = initial_grad_[i].norm().item<double>();
-      if (g0 < 1e-4 * largest) {
-        // A conv bias before BatchNorm: its gradient is 0 but for rounding, no yardstick.
-        steps.push_back(0);
-        cosines.push_back(0);
-        continue;
-      }
-      const double u = update.norm().item<double>();
-      steps.push_back(g0 > 0 ? u / (kLearningRate * g0) : u);
-      cosines.push_back(u > 0 && g0 > 0 ? (update * initial_grad_[i]).sum().item<double>() / (u * g0) : 0);
-    }
-    out.push_back(torch::tensor(steps, torch::kDouble));
-    out.push_back(torch::tensor(cosines, torch::kDouble));
+    // The conv biases before BatchNorm have no real gradient: UpdateInSteps leaves them out.
+    const auto [steps, cosines] =
+        trickbench::workloads::UpdateInSteps(initial_, params, initial_grad_, kLearningRate);
+    out.push_back(steps);
+    out.push_back(cosines);
     return out;
   }
 

@@ -117,17 +117,10 @@ class MixedPrecision : public trickbench::Trick {
   trickbench::Tensors Result() override {
     trickbench::Tensors out{logits_.to(torch::kFloat)};
     const auto params = wl::Parameters(*model_);
-    std::vector<double> steps, cosines;
-    for (size_t i = 0; i < params.size(); ++i) {
-      out.push_back(params[i]);
-      const torch::Tensor update = initial_[i] - params[i];
-      const double g0 = initial_grad_[i].norm().item<double>();
-      const double u = update.norm().item<double>();
-      steps.push_back(g0 > 0 ? u / (kLearningRate * g0) : u);
-      cosines.push_back(u > 0 && g0 > 0 ? (update * initial_grad_[i]).sum().item<double>() / (u * g0) : 0);
-    }
-    out.push_back(torch::tensor(steps, torch::kDouble));
-    out.push_back(torch::tensor(cosines, torch::kDouble));
+    out.insert(out.end(), params.begin(), params.end());
+    const auto [steps, cosines] = wl::UpdateInSteps(initial_, params, initial_grad_, kLearningRate);
+    out.push_back(steps);
+    out.push_back(cosines);
     return out;
   }
 

@@ -77,4 +77,27 @@ std::vector<torch::Tensor> Parameters(const torch::nn::Module& model) {
   return out;
 }
 
+std::pair<torch::Tensor, torch::Tensor> UpdateInSteps(const std::vector<torch::Tensor>& initial,
+                                                      const std::vector<torch::Tensor>& params,
+                                                      const std::vector<torch::Tensor>& g0,
+                                                      double lr) {
+  if (initial.size() != params.size() || g0.size() != params.size()) {
+    throw std::invalid_argument("UpdateInSteps: " + std::to_string(initial.size()) + " initial, " +
+                                std::to_string(params.size()) + " parameters, " +
+                                std::to_string(g0.size()) + " gradients");
+  }
+  double largest = 0;
+  for (const auto& g : g0) largest = std::max(largest, g.norm().item<double>());
+  std::vector<double> steps, cosines;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const torch::Tensor update = initial[i] - params[i].contiguous();
+    const double g = g0[i].norm().item<double>();
+    const double u = update.norm().item<double>();
+    const bool yardstick = g > 0 && g >= 1e-4 * largest;
+    steps.push_back(yardstick ? u / (lr * g) : 0);
+    cosines.push_back(yardstick && u > 0 ? (update * g0[i]).sum().item<double>() / (u * g) : 0);
+  }
+  return {torch::tensor(steps, torch::kDouble), torch::tensor(cosines, torch::kDouble)};
+}
+
 }  // namespace trickbench::workloads

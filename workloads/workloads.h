@@ -63,6 +63,19 @@ void AccumulatedStep(Model& model, torch::optim::Optimizer& optimizer, const Bat
   optimizer.step();
 }
 
+// How far and which way each parameter moved from `initial` to `params`, against one
+// gradient `g0` at the start: the size in SGD steps of rate `lr`, |theta_0 - theta| /
+// (lr |g0|), and the cosine between the move and g0. Training tricks compare these
+// besides the weights: a dropped update halves the size while reduced-precision
+// rounding moves it by thousandths, and weights of ~0.03 cannot show either.
+// A parameter whose g0 is below 1e-4 of the largest (a conv bias before BatchNorm: no
+// real gradient) gets 0 for both: it has no yardstick.
+// Returns {sizes, cosines}: float64, one entry per parameter.
+std::pair<torch::Tensor, torch::Tensor> UpdateInSteps(const std::vector<torch::Tensor>& initial,
+                                                      const std::vector<torch::Tensor>& params,
+                                                      const std::vector<torch::Tensor>& g0,
+                                                      double lr);
+
 struct CnnSize {
   int64_t in_channels = 3;
   int64_t channels = 32;   // width of every residual block

@@ -39,3 +39,26 @@ TEST(TrainStep, ChangesTheParametersAndReturnsAFiniteLoss) {
 
 }  // namespace
 }  // namespace trickbench::workloads
+
+namespace trickbench::workloads {
+namespace {
+
+TEST(UpdateInSteps, CountsSgdStepsAndTheirDirection) {
+  const torch::Tensor w0 = torch::ones({3}), g = torch::tensor({0.5, -1.0, 2.0});
+  const torch::Tensor b0 = torch::zeros({2}), no_grad = torch::full({2}, 1e-9);
+  const double lr = 0.1;
+  // Two steps along g for w, a bias without a real gradient that still moved.
+  const auto [sizes, cosines] =
+      UpdateInSteps({w0, b0}, {w0 - 2 * lr * g, b0 + 0.5}, {g, no_grad}, lr);
+  EXPECT_NEAR(sizes[0].item<double>(), 2.0, 1e-6);
+  EXPECT_NEAR(cosines[0].item<double>(), 1.0, 1e-6);
+  EXPECT_EQ(sizes[1].item<double>(), 0);  // no yardstick
+  const auto one = UpdateInSteps({w0}, {w0 - lr * g}, {g}, lr);
+  EXPECT_NEAR(one.first[0].item<double>(), 1.0, 1e-6);  // a dropped update halves it
+  const auto back = UpdateInSteps({w0}, {w0 + lr * g}, {g}, lr);
+  EXPECT_NEAR(back.second[0].item<double>(), -1.0, 1e-6);
+  EXPECT_THROW(UpdateInSteps({w0}, {w0, w0}, {g}, lr), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace trickbench::workloads
