@@ -187,10 +187,10 @@ void CheckTrick(const TrickDef& t, std::vector<std::string>* problems) {
   if (!t.variants().empty() && t.VariantIndex(t.reproduced_variant()) < 0) {
     problem(".Reproduce(\"" + t.reproduced_variant() + "\") names no variant");
   }
-  std::vector<std::string> all = t.cpu_cases();
+  const bool one_unnamed = t.cpu_cases().size() == 1 && t.cpu_cases()[0].empty();
+  std::vector<std::string> all = one_unnamed ? std::vector<std::string>{} : t.cpu_cases();
   all.insert(all.end(), t.cuda_cases().begin(), t.cuda_cases().end());
   for (const auto& c : all) {
-    if (all.size() == 1 && c.empty()) continue;  // the single unnamed case
     if (const std::string bad = BadName(c); !bad.empty()) {
       problem("case name '" + c + "' " + bad);
     }

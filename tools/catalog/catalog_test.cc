@@ -181,6 +181,18 @@ TEST(RenderCatalog, RefusesNamesThatWouldBreakTheTable) {
   t = Def("toy");
   t->Cases({"small", ""});
   ExpectProblem({t.get()}, {"benches/toy.cc"}, "toy: case name '' is empty");
+  t = Def("toy");
+  t->CudaCases({"resnet|50"});
+  ExpectProblem({t.get()}, {"benches/toy.cc"},
+                "toy: case name 'resnet|50' contains '|', '`' or a newline");
+}
+
+TEST(RenderCatalog, ListsTheCudaCasesBesideTheCpuOnes) {
+  auto t = Def("toy");
+  t->CudaCases({"resnet50_stage2"});  // the CPU keeps its one unnamed case
+  const Rendered r = Render({t.get()}, {"benches/toy.cc"});
+  ASSERT_TRUE(r.ok) << (r.problems.empty() ? "" : r.problems[0]);
+  EXPECT_TRUE(Contains(r.page, "| one; on CUDA `resnet50_stage2` |")) << r.page;
 }
 
 TEST(RenderCatalog, RefusesIdsAndFilesThatDisagree) {
