@@ -3,8 +3,12 @@
 // A training step (forward, backward, SGD) of the shared MLP, its layers called one by
 // one so the activation can be applied either way. ReLU's backward needs only its
 // output and Linear's backward only its input, so relu_ may overwrite the Linear
-// output: one activation buffer per layer fewer is kept for backward and allocated
-// per step. Same arithmetic, so the parameters are bitwise equal.
+// output: one activation buffer per layer fewer is allocated per step. Not fewer kept
+// for backward: out of place, nothing saves the Linear output, so it is freed as soon
+// as relu has read it, and the step's peak (reached in backward, with every saved
+// activation alive) is the same: 18.05 MiB for both in the default run here, graded
+// "no effect" against the claim's "less memory". Same arithmetic, so the parameters
+// are bitwise equal.
 #include "harness/trick.h"
 #include "workloads/workloads.h"
 

@@ -81,18 +81,26 @@ class LowPrecisionInference : public trickbench::Trick {
     model_ = trickbench::workloads::Mlp({.in = 512, .hidden = 1024, .out = 10, .layers = 3}, device_);
     input_ = torch::randn({64, 512}).to(device_);
     low_dtype_ = k::LowPrecisionFloat(device_);
-    low_model_ = std::dynamic_pointer_cast<torch::nn::SequentialImpl>(model_->clone());
-    low_model_->to(low_dtype_);
-    low_input_ = input_.to(low_dtype_);
-    if (Int8DynamicAvailable() && !device_.is_cuda()) {
+    {
+      torch::NoGradGuard no_grad;
+      reference_ = model_->forward(input_);
+    }
+    // Each instance keeps only the weights its variant runs with: the memory claim is
+    // about holding the model in fewer bits, so a 16-bit or int8 instance must not also
+    // hold the fp32 copy it was made from (SetUp's survivors count in peak_bytes).
+    if (s.variant == "16bit") {
+      low_model_ = std::dynamic_pointer_cast<torch::nn::SequentialImpl>(model_->clone());
+      low_model_->to(low_dtype_);
+      low_input_ = input_.to(low_dtype_);
+      model_ = nullptr;
+    } else if (s.variant == "int8_dynamic" && Int8DynamicAvailable() && !device_.is_cuda()) {
       for (const auto& child : model_->children()) {
         if (auto linear = std::dynamic_pointer_cast<torch::nn::LinearImpl>(child)) {
           int8_layers_.emplace_back(torch::nn::Linear(linear));
         }
       }
+      model_ = nullptr;
     }
-    torch::NoGradGuard no_grad;
-    reference_ = model_->forward(input_);
   }
 
   void Fp32() {

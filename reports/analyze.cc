@@ -1,6 +1,7 @@
 #include "reports/analyze.h"
 
 #include <algorithm>
+#include <map>
 #include <cctype>
 #include <cmath>
 #include <limits>
@@ -484,10 +485,16 @@ void Analyze(Trick* t) {
       const auto has = [&](Verdict x) {
         return std::find(verdicts.begin(), verdicts.end(), x) != verdicts.end();
       };
-      c.verdict = has(Verdict::kDoesNotHold)    ? Verdict::kDoesNotHold
-                  : has(Verdict::kInconclusive) ? Verdict::kInconclusive
-                  : verdicts.empty()            ? Verdict::kNotApplicable
-                                                : Verdict::kHolds;
+      // Every claimed effect must hold for the setting to hold; some holding is "holds
+      // in part" (16-bit inference: faster, but no less memory), never "holds".
+      const bool all_hold = !verdicts.empty() &&
+                            std::all_of(verdicts.begin(), verdicts.end(),
+                                        [](Verdict x) { return x == Verdict::kHolds; });
+      c.verdict = verdicts.empty()              ? Verdict::kNotApplicable
+                  : all_hold                    ? Verdict::kHolds
+                  : has(Verdict::kHolds)        ? Verdict::kPartly
+                  : has(Verdict::kDoesNotHold)  ? Verdict::kDoesNotHold
+                                                : Verdict::kInconclusive;
       c.verdict_detail.clear();
       for (const auto& p : parts) c.verdict_detail += (c.verdict_detail.empty() ? "" : "; ") + p;
       if (c.verdict != Verdict::kInconclusive) {
@@ -503,34 +510,54 @@ void Analyze(Trick* t) {
     t->verdict_detail = results::Name(t->outcome) + (t->reason.empty() ? "" : ": " + t->reason);
     return;
   }
-  // Over the settings the claim applies to, without picking the best: "holds" only
-  // when every one holds.
-  int holds = 0, inconclusive = 0, applicable = 0;
+  // Over every claimed effect graded in a setting it applies to, without picking the
+  // best: "holds" only when every one holds. Counted per effect, not per setting, so a
+  // setting where time holds and memory does not shows as both.
+  struct Tally {
+    int holds = 0, graded = 0;
+  };
+  std::map<std::string, Tally> by_metric;  // "time", "memory", a counter
+  int holds = 0, inconclusive = 0, graded = 0;
   for (const auto& c : t->effects) {
-    applicable += c.verdict != Verdict::kNotApplicable;
-    holds += c.verdict == Verdict::kHolds;
-    inconclusive += c.verdict == Verdict::kInconclusive;
+    for (const ClaimGrade& g : c.grades) {
+      const Verdict x = VerdictOf(g.grade);
+      if (x == Verdict::kNotApplicable) continue;
+      ++graded;
+      holds += x == Verdict::kHolds;
+      inconclusive += x == Verdict::kInconclusive;
+      Tally& m = by_metric[g.expectation.metric];
+      ++m.graded;
+      m.holds += x == Verdict::kHolds;
+    }
   }
-  const std::string of = " of " + std::to_string(applicable) + " settings the claim applies to";
-  if (applicable == 0) {
+  std::string breakdown;
+  for (const auto& [metric, m] : by_metric) {
+    breakdown += (breakdown.empty() ? "" : "; ") + metric + " " + std::to_string(m.holds) +
+                 " of " + std::to_string(m.graded);
+  }
+  const std::string effects = graded == 1 ? "the one claimed effect measured here"
+                                          : std::to_string(graded) + " claimed effects measured here";
+  if (graded == 0) {
     t->verdict = Verdict::kNotApplicable;
     t->verdict_detail = t->expectations.empty()
                             ? "the claim names no measurable effect"
                             : "no setting measured here is one the claim applies to";
-  } else if (holds == applicable) {
+  } else if (holds == graded) {
     t->verdict = Verdict::kHolds;
-    t->verdict_detail = "holds in every one" + of.substr(3);
+    t->verdict_detail = graded == 1 ? "holds for " + effects : "holds for all " + effects;
   } else if (holds > 0) {
     t->verdict = Verdict::kPartly;
-    t->verdict_detail = "holds in " + std::to_string(holds) + of;
+    t->verdict_detail = "holds for " + std::to_string(holds) + " of " + effects;
   } else if (inconclusive > 0) {
     t->verdict = Verdict::kInconclusive;
-    t->verdict_detail = std::to_string(inconclusive) + of + " not settled" +
+    t->verdict_detail = std::to_string(inconclusive) + " of " + effects + " not settled" +
                         (t->imprecise ? " (imprecise)" : "");
   } else {
     t->verdict = Verdict::kDoesNotHold;
-    t->verdict_detail = "does not hold in any" + of.substr(3);
+    t->verdict_detail =
+        graded == 1 ? "does not hold for " + effects : "holds for none of the " + effects;
   }
+  if (graded > 1) t->verdict_detail += " (" + breakdown + ")";
   if (t->expectations_from_words) {
     t->verdict_detail += " (claim read from its words: no figures recorded)";
   }

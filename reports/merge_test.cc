@@ -66,6 +66,65 @@ TEST(Rounds, TwoProcessesMergeIntoOneTrick) {
   EXPECT_EQ(x.verdict, Verdict::kHolds) << x.verdict_detail;
 }
 
+// The grading of SCHEMA.md section 5 on one simulated setting: what the claim says
+// against what was measured, and the trick's verdict over every claimed effect.
+struct Graded {
+  Verdict setting, trick;
+  std::vector<Grade> grades;
+  std::string detail;
+};
+Graded GradeOne(const std::string& name, double speedup, std::vector<results::Expectation> claims,
+                int64_t optimized_peak = 1024) {
+  SimulatedTrick t{"alpha", stats::Simulate(Quiet(4, speedup), 3)};
+  t.expectations = std::move(claims);
+  t.optimized_peak_bytes = optimized_peak;
+  const Report r = MergeRun(WriteSimulatedRun(ScratchDir(name), {t}));
+  const Trick& trick = r.tricks.at(0);
+  Graded g{trick.effects.at(0).verdict, trick.verdict, {}, trick.verdict_detail};
+  for (const ClaimGrade& c : trick.effects.at(0).grades) g.grades.push_back(c.grade);
+  return g;
+}
+
+TEST(Grading, ATrickHoldsOnlyWhenEveryClaimedEffectHolds) {
+  const results::Expectation time{.metric = "time"}, memory{.metric = "memory"};
+  Graded g = GradeOne("both_hold", 1.25, {time, memory}, /*optimized_peak=*/512);
+  EXPECT_EQ(g.grades, (std::vector<Grade>{Grade::kHolds, Grade::kHolds}));
+  EXPECT_EQ(g.trick, Verdict::kHolds);
+  EXPECT_EQ(g.detail, "holds for all 2 claimed effects measured here (memory 1 of 1; time 1 of 1)");
+  // Faster but holding as much memory: in part, never "holds".
+  g = GradeOne("time_only", 1.25, {time, memory});
+  EXPECT_EQ(g.grades, (std::vector<Grade>{Grade::kHolds, Grade::kNoEffect}));
+  EXPECT_EQ(g.setting, Verdict::kPartly);
+  EXPECT_EQ(g.trick, Verdict::kPartly);
+  EXPECT_EQ(g.detail, "holds for 1 of 2 claimed effects measured here (memory 0 of 1; time 1 of 1)");
+}
+
+TEST(Grading, AFigureIsGradedNotJustTheDirection) {
+  const results::Expectation claimed{.metric = "time", .low = 1.3, .high = 4};
+  Graded g = GradeOne("below_range", 1.12, {claimed});
+  EXPECT_EQ(g.grades, std::vector<Grade>{Grade::kSmallerThanClaimed});
+  EXPECT_EQ(g.trick, Verdict::kDoesNotHold);
+  EXPECT_EQ(g.detail, "does not hold for the one claimed effect measured here");
+  g = GradeOne("in_range", 1.6, {claimed});
+  EXPECT_EQ(g.grades, std::vector<Grade>{Grade::kHolds});
+  g = GradeOne("opposite", 0.8, {claimed});
+  EXPECT_EQ(g.grades, std::vector<Grade>{Grade::kOpposite});
+  g = GradeOne("no_effect", 1.0, {claimed});
+  EXPECT_EQ(g.grades, std::vector<Grade>{Grade::kNoEffect});
+}
+
+TEST(Grading, ACostHoldsWithinItsBoundAndAClaimForAnotherDeviceIsNotApplicable) {
+  const results::Expectation cost{.metric = "time", .lowers = false, .high = 1.5};
+  EXPECT_EQ(GradeOne("cost_ok", 1 / 1.2, {cost}).grades, std::vector<Grade>{Grade::kHolds});
+  EXPECT_EQ(GradeOne("cost_high", 1 / 2.0, {cost}).grades,
+            std::vector<Grade>{Grade::kLargerThanClaimed});
+  const results::Expectation cuda{.metric = "time", .device = "cuda", .note = "tensor cores"};
+  const Graded g = GradeOne("cuda", 1.25, {cuda});
+  EXPECT_EQ(g.grades, std::vector<Grade>{Grade::kNotApplicable});
+  EXPECT_EQ(g.trick, Verdict::kNotApplicable);
+  EXPECT_EQ(g.detail, "no setting measured here is one the claim applies to");
+}
+
 TEST(Rounds, AnEnvironmentDifferenceOfEveryProcessIsOneNote) {
   // The second trick sets its own determinism flags (as deterministic_algorithms does):
   // its three processes differ from the first trick alike, and say so once.

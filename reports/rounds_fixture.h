@@ -31,6 +31,10 @@ struct SimulatedTrick {
   stats::Experiment experiment;  // log times in ns (stats/simulation.h): ns = exp(log time)
   double faults_per_iteration = 0;
   int64_t switches_per_sample = 0;
+  // The claim as data (results::Expectation), and the checks' peak of each variant.
+  std::vector<results::Expectation> expectations = {results::Expectation{.metric = "time"}};
+  int64_t baseline_peak_bytes = 1024;
+  int64_t optimized_peak_bytes = 1024;
 };
 
 // Process `process` (0-based) of `trick` as a result file.
@@ -48,7 +52,7 @@ inline results::ResultFile SimulatedResult(const SimulatedTrick& trick, int proc
   t.category = "Kernels";
   t.source = "A1";
   t.claim = "faster";
-  t.expectations = {results::Expectation{.metric = "time"}};
+  t.expectations = trick.expectations;
   t.status = results::ResultStatus::kOk;
   t.device = "cpu";
   t.baseline = "baseline";
@@ -71,7 +75,7 @@ inline results::ResultFile SimulatedResult(const SimulatedTrick& trick, int proc
     c.benchmark = "BM_" + trick.id + "/" + v;
     c.equivalent = true;
     c.active = true;
-    c.peak_bytes = 1024;
+    c.peak_bytes = v == "baseline" ? trick.baseline_peak_bytes : trick.optimized_peak_bytes;
     checks.variants.push_back(c);
   }
   t.checks = std::vector<results::CaseChecks>{checks};
