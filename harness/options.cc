@@ -60,8 +60,9 @@ bool Registered(const std::string& name) {
 // backends, into *absent.
 void Declare(Flags& flags, RunOptions* opts, TimingBackends::Switches* absent) {
   flags.String("out", &opts->out,
-               "result file (default: results/<id>.json under the workspace when\n"
-               "run by `bazel run`, else ./<id>.json); written atomically")
+               "result file (default: <runs>/<id>.json, <runs> being\n"
+               "$TRICKBENCH_RUNS_DIR, else runs/ under the workspace when run by\n"
+               "`bazel run`, else ./runs); written atomically")
       .Int("threads", &opts->threads, 1, 1024,
            "intra-op threads (default: 1 on a machine with <= 4 hardware\n"
            "threads, else half of them; recorded in the context)")

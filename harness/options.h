@@ -36,7 +36,7 @@ inline constexpr double kDefaultMinTime = 0.02;
 int DefaultThreads(unsigned hardware_threads, std::string* rule);
 
 struct RunOptions {
-  std::string out;              // result file; "" = default (results/<id>.json)
+  std::string out;              // result file; "" = <RunsRoot()>/<id>.json
   int threads = 0;              // intra-op threads; 0 = DefaultThreads()
   int rounds = kDefaultRounds;  // paired rounds per case (--repetitions is a synonym)
   double min_time = kDefaultMinTime;  // target seconds of one sample

@@ -1,13 +1,13 @@
 #include "harness/runner.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <thread>
 
 #include "common/atomic_file.h"
 #include "common/interference.h"
+#include "common/output_dir.h"
 #include "harness/rounds.h"
 #include "harness/checks.h"
 #include "harness/context.h"
@@ -24,13 +24,13 @@ namespace {
 
 using results::ResultStatus;
 
+// <runs root>/<id>.json (common/output_dir.h); a folder that cannot be made is reported
+// where the result file is written, with its path.
 std::string DefaultOutPath(const std::string& id) {
-  if (const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY"); ws && *ws) {
-    std::error_code ec;
-    std::filesystem::create_directories(std::string(ws) + "/results", ec);
-    return std::string(ws) + "/results/" + id + ".json";
-  }
-  return id + ".json";
+  const std::string root = RunsRoot();
+  std::error_code ec;
+  std::filesystem::create_directories(root, ec);
+  return root + "/" + id + ".json";
 }
 
 void PrintList(const TrickDef& def) {

@@ -87,6 +87,20 @@ std::string Script(const std::string& dir, const std::string& id, const std::str
   return path;
 }
 
+// Run directly with no binaries named, run_all finds the ones beside it: benches/ next to
+// a CMake build's run_all (the runfiles of bazel-bin/benches/run_all work the same way).
+TEST(RunAll, RunDirectlyFindsTheTrickBinariesBesideIt) {
+  const std::string dir = Tmp("bound");
+  fs::create_directories(dir + "/benches");
+  fs::copy_file(g_run_all, dir + "/run_all");
+  fs::create_symlink(fs::absolute(g_tricks["noop"]), dir + "/benches/noop");
+  fs::create_symlink(fs::absolute(g_tricks["crash"]), dir + "/benches/crash");
+  fs::create_symlink(dir + "/run_all", dir + "/benches/run_all");  // as in its runfiles
+  const Proc p = Exec(dir + "/run_all --list");
+  EXPECT_EQ(p.exit_code, 0) << p.output;
+  EXPECT_EQ(p.output, "crash\nnoop\n");
+}
+
 TEST(RunAll, RecordsEveryOutcomeAndKeepsGoing) {
   const std::string dir = Tmp("run_all");
   const std::string pidfile = Tmp("pid") + "/hang.pid";
@@ -157,7 +171,9 @@ TEST(RunAll, RejectsUnknownTrickAndBadFlagsBeforeWritingAnything) {
       << p.output;
   p = Exec(g_run_all + " --out_dir=" + dir);
   EXPECT_EQ(p.exit_code, 2) << p.output;
-  EXPECT_NE(p.output.find("run_all: no trick to run"), std::string::npos) << p.output;
+  EXPECT_NE(p.output.find("run_all: no trick binary given, and none found in "),
+            std::string::npos) << p.output;
+  EXPECT_NE(p.output.find("bazel run //benches:run_all"), std::string::npos) << p.output;
   // An id typed after `bazel run ... --` lands among the binaries: named, not run twice.
   p = Exec(g_run_all + " " + g_tricks["noop"] + " noop --out_dir=" + dir);
   EXPECT_EQ(p.exit_code, 2) << p.output;

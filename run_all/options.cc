@@ -21,7 +21,9 @@ process 1 is not run again. Results land in one folder: <id>.p<k>.json and
 <id>.p<k>.log per process k, index.json (rewritten after each process; "complete":
 true once the run is over; with the load average at the start and end, the CPU steal
 and the trick processes' preemptions during the run) and the report (report.json,
-report.md, report.html).
+report.md, report.html). Run directly (bazel-bin/benches/run_all after `bazel build`,
+or a CMake build's run_all) with no binaries named, it runs the trick binaries bound
+to it (its runfiles, or the benches/ folder beside it).
 
 A/B session (--ab=OLD_BIN_DIR,NEW_BIN_DIR): two builds' trick binaries (folders like
 bazel-bin/benches; the tricks are those given to run_all, or with none given every
@@ -61,8 +63,9 @@ struct ForwardedValues {
 void Declare(Flags* flags, Options* o, ForwardedValues* fwd, std::vector<std::string>* pass,
              std::string* ab, uint64_t* ab_seed) {
   flags->String("out_dir", &o->out_dir,
-                "output folder (default: results/run-<UTC time> under the workspace\n"
-                "when run by `bazel run`, else under the current folder)")
+                "output folder (default: <runs>/run-<UTC time>, <runs> being\n"
+                "$TRICKBENCH_RUNS_DIR, else runs/ under the workspace when run by\n"
+                "`bazel run`, else ./runs)")
       .Seconds("timeout", &o->timeout, 86400, "time limit per trick process (default 300)")
       .Int("processes", &o->processes, 1, 1000,
            "fresh processes per trick (default " + std::to_string(kDefaultProcesses) +

@@ -29,7 +29,7 @@ inline constexpr int kDefaultProcesses = 8;
 
 struct Options {
   std::vector<std::string> binaries;  // trick binaries; the id is the file name
-  std::string out_dir;                // "" = results/run-<UTC time>
+  std::string out_dir;                // "" = <RunsRoot()>/run-<UTC time>
   double timeout = 300;               // seconds per trick
   std::vector<std::string> only, skip;
   bool list = false;

@@ -16,6 +16,7 @@
 #include <set>
 
 #include "common/atomic_file.h"
+#include "common/output_dir.h"
 #include "common/interference.h"
 #include "reports/cli.h"
 #include "results/run_index.h"
@@ -35,13 +36,6 @@ using results::RunOutcome;
 
 std::string Id(const std::string& binary) { return fs::path(binary).filename().string(); }
 
-std::string UtcStamp(const char* format) {
-  std::time_t t = std::time(nullptr);
-  char buf[64];
-  std::strftime(buf, sizeof buf, format, std::gmtime(&t));
-  return buf;
-}
-
 std::string Clock(double seconds) {
   const int s = static_cast<int>(seconds);
   char buf[32];
@@ -58,6 +52,32 @@ std::string Join(const std::set<std::string>& items) {
 bool IsExecutableFile(const fs::path& p) {
   std::error_code ec;
   return fs::is_regular_file(p, ec) && access(p.c_str(), X_OK) == 0;
+}
+
+// The trick binaries bound to this run_all when none is given on the command line (it
+// was run directly, as bazel-bin/benches/run_all or a CMake build's run_all, not by
+// `bazel run`, which passes them): the runfiles of //benches:run_all (its data), else
+// the benches/ folder beside a CMake build's run_all. *searched lists where it looked.
+std::vector<std::string> BoundTricks(std::string* searched) {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  for (const fs::path& dir : {fs::path(self.string() + ".runfiles") / "trickbench" / "benches",
+                              self.parent_path() / "benches"}) {
+    *searched += (searched->empty() ? "" : ", ") + dir.string();
+    std::vector<std::string> found;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      std::error_code same_ec;  // run_all is in its own runfiles: not a trick
+      if (IsExecutableFile(it->path()) && !fs::equivalent(it->path(), self, same_ec)) {
+        found.push_back(it->path().string());
+      }
+    }
+    if (!found.empty()) {
+      std::sort(found.begin(), found.end());
+      return found;
+    }
+  }
+  return {};
 }
 
 // The trick ids --only/--skip leave of `known` (in its order); false on an unknown id.
@@ -144,10 +164,7 @@ std::string MakeDir(const std::string& dir, const std::string& flag, std::string
   return fs::canonical(dir).string();
 }
 
-std::string DefaultRunDir() {
-  const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
-  return std::string(ws && *ws ? ws : ".") + "/results/run-" + UtcStamp("%Y%m%d-%H%M%S");
-}
+std::string DefaultRunDir() { return RunsRoot() + "/run-" + UtcStamp(); }
 
 // Runs one process of a trick binary, its output into <id>.p<k>.log, and classifies
 // how it ended.
@@ -226,6 +243,16 @@ int RunAllMain(const std::vector<std::string>& args, std::ostream& out, std::ost
       return kExitUsage;
     }
   } else {
+    if (o.binaries.empty()) {
+      std::string searched;
+      o.binaries = BoundTricks(&searched);
+      if (o.binaries.empty()) {
+        err << "run_all: no trick binary given, and none found in " << searched
+            << ": run it as `bazel run //benches:run_all`, or name the binaries "
+            << "(bazel-bin/benches/run_all bazel-bin/benches/<id>...)\n";
+        return kExitUsage;
+      }
+    }
     // bazel run passes every trick binary as an argument; an id typed after `--` would
     // otherwise join them as a binary of its own and run twice (or fail late).
     for (const auto& b : o.binaries) {

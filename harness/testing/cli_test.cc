@@ -169,6 +169,17 @@ TEST(GpuSelftest, WithoutCudaSupportOrADeviceSaysWhyAndExits2) {
   EXPECT_NE(help.output.find("--out="), std::string::npos) << help.output;
 }
 
+// Without --out the result goes under the runs root (common/output_dir.h), never beside the
+// sources: $TRICKBENCH_RUNS_DIR here, <workspace>/runs under `bazel run`.
+TEST(TrickBinary, DefaultResultFileGoesUnderTheRunsRoot) {
+  const std::string dir = Tmp("runs_root");
+  const Proc p = Exec("TRICKBENCH_RUNS_DIR=" + dir + "/runs " + g_tricks["noop"] +
+                      " --min_time=0.001 --repetitions=2");
+  ASSERT_EQ(p.exit_code, 0) << p.output;
+  EXPECT_EQ(Files(dir + "/runs"), std::vector<std::string>{"noop.json"});
+  EXPECT_EQ(Load(dir + "/runs/noop.json")["trickbench"]["status"], "ok");
+}
+
 TEST(TrickBinary, NoopRunWritesOneCompleteResultAndNothingElse) {
   const std::string dir = Tmp("noop");
   const Proc p = Exec(g_tricks["noop"] + " --out=" + dir + "/noop.json --min_time=0.001 --repetitions=3");
