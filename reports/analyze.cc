@@ -10,6 +10,7 @@
 
 #include "reports/format.h"
 #include "reports/stats.h"
+#include "stats/distributions.h"
 
 namespace trickbench {
 namespace reports {
@@ -158,7 +159,7 @@ std::optional<stats::Speedup> MeasureTime(const Trick& t, const Variant& base, c
   c->method = kRepetitionsMethod, c->p_method = "mann_whitney_u";
   c->processes = static_cast<int>(std::max<size_t>(1, v.process_medians_ns.size()));
   c->rounds = static_cast<int>(std::min(base.samples_ns.size(), v.samples_ns.size()));
-  c->log_se = (std::log(ci.high) - std::log(ci.low)) / (2 * NormalQuantile(1 - kAlpha / 2));
+  c->log_se = (std::log(ci.high) - std::log(ci.low)) / (2 * stats::NormalQuantile(1 - kAlpha / 2));
   c->dof = std::max(1, c->rounds - 1);
   c->half_width = std::max(ci.high / ci.ratio - 1, 1 - ci.low / ci.ratio);
   c->imprecise = c->half_width > kImpreciseHalfWidth;

@@ -6,6 +6,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "stats/distributions.h"
+
 namespace trickbench {
 namespace reports {
 
@@ -40,16 +42,6 @@ Summary Summarize(const std::vector<double>& values) {
 }
 
 double NormalTwoSidedP(double z) { return std::erfc(std::fabs(z) / std::sqrt(2.0)); }
-
-double NormalQuantile(double p) {
-  if (!(p > 0 && p < 1)) throw std::invalid_argument("NormalQuantile needs 0 < p < 1");
-  double lo = -40, hi = 40;
-  for (int i = 0; i < 200; ++i) {
-    const double mid = (lo + hi) / 2;
-    (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p ? lo : hi) = mid;
-  }
-  return (lo + hi) / 2;
-}
 
 namespace {
 
@@ -158,7 +150,7 @@ RatioCI RatioInterval(const std::vector<double>& x, const std::vector<double>& y
       k = u + 1;
     }
   } else {
-    const double z = NormalQuantile(1 - alpha / 2);
+    const double z = stats::NormalQuantile(1 - alpha / 2);
     k = static_cast<int>(std::floor(mn / 2.0 - z * std::sqrt(mn * (m + n + 1) / 12.0)));
   }
   k = std::max(1, std::min(k, (mn + 1) / 2));

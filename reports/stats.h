@@ -62,7 +62,6 @@ RatioCI RatioInterval(const std::vector<double>& x, const std::vector<double>& y
 
 // Two-sided standard normal tail: P(|Z| >= z).
 double NormalTwoSidedP(double z);
-double NormalQuantile(double p);
 
 }  // namespace reports
 }  // namespace trickbench

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "common/atomic_file.h"
+#include "common/output_dir.h"
 #include "common/flags.h"
 #include "reports/compare.h"
 #include "reports/load.h"
@@ -40,22 +41,6 @@ const std::vector<std::string>& DefaultTricks() {
       "inplace_ops",            // Model architecture and training
   };
   return tricks;
-}
-
-double ClopperPearsonUpper(int hits, int trials, double confidence) {
-  if (trials <= 0 || hits < 0 || hits > trials || !(confidence > 0 && confidence < 1)) {
-    throw std::invalid_argument("ClopperPearsonUpper: need 0 <= hits <= trials, trials > 0");
-  }
-  if (hits == trials) return 1;
-  // The p with P(X <= hits | p) = 1 - confidence, i.e. I_p(hits + 1, trials - hits) =
-  // confidence; the regularized incomplete beta rises in p: bisection.
-  const double a = hits + 1, b = trials - hits;
-  double lo = 0, hi = 1;
-  for (int i = 0; i < 200 && hi - lo > 1e-15; ++i) {
-    const double mid = (lo + hi) / 2;
-    (stats::IncompleteBeta(a, b, mid) < confidence ? lo : hi) = mid;
-  }
-  return (lo + hi) / 2;
 }
 
 std::optional<double> BenchmarkStudy::Mde() const {
@@ -96,7 +81,8 @@ Json RateJson(const Tally& t, const char* hits_name, bool bound) {
   Json j = {{"comparisons", t.comparisons}, {hits_name, t.hits},
             {"rate", t.comparisons ? Json(t.Rate()) : Json(nullptr)}};
   if (bound) {
-    j["upper_95"] = t.comparisons ? Json(ClopperPearsonUpper(t.hits, t.comparisons)) : Json(nullptr);
+    j["upper_95"] =
+        t.comparisons ? Json(stats::ClopperPearsonUpper(t.hits, t.comparisons)) : Json(nullptr);
   }
   return j;
 }
@@ -105,7 +91,9 @@ std::string RateText(const Tally& t, bool bound) {
   if (t.comparisons == 0) return "no comparison";
   std::string s = std::to_string(t.hits) + "/" + std::to_string(t.comparisons) + " = " +
                   Percent(t.Rate());
-  if (bound) s += " (upper 95% " + Percent(ClopperPearsonUpper(t.hits, t.comparisons)) + ")";
+  if (bound) {
+    s += " (upper 95% " + Percent(stats::ClopperPearsonUpper(t.hits, t.comparisons)) + ")";
+  }
   return s;
 }
 
@@ -257,7 +245,9 @@ void Declare(Flags* f, StudyOptions* o, std::string* rounds, std::string* min_ti
       .Int("plant_sessions", &o->plant_sessions, 1, 100, "sessions per planted factor (default 2)")
       .Choice("part", &o->part, {"all", "aa", "planted"},
               "all (default), aa (A/A alone), planted (needs the A/A sessions, --reuse)")
-      .String("out_dir", &o->out_dir, "the study folder (default results/noise-study-<UTC time>)")
+      .String("out_dir", &o->out_dir,
+              "the study folder (default <runs>/noise-study-<UTC time>, <runs>\n"
+              "as for run_all's --out_dir)")
       .String("reuse", &o->reuse, "an earlier study folder: its complete sessions are kept")
       .Int("processes", &o->processes, 1, 1000, "run_all's --processes")
       .String("rounds", rounds, "forwarded to run_all (and the tricks)")
@@ -404,13 +394,6 @@ std::string Minutes(double seconds) {
   return buf;
 }
 
-std::string UtcStamp() {
-  std::time_t t = std::time(nullptr);
-  char buf[64];
-  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", std::gmtime(&t));
-  return buf;
-}
-
 }  // namespace
 
 int NoiseStudyMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -429,10 +412,7 @@ int NoiseStudyMain(const std::vector<std::string>& args, std::ostream& out, std:
     return 0;
   }
   std::string dir = o.reuse.empty() ? o.out_dir : o.reuse;
-  if (dir.empty()) {
-    const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
-    dir = std::string(ws && *ws ? ws : ".") + "/results/noise-study-" + UtcStamp();
-  }
+  if (dir.empty()) dir = RunsRoot() + "/noise-study-" + UtcStamp();
   std::error_code ec;
   if (!o.reuse.empty() && !fs::is_directory(dir, ec)) {
     err << "noise_study: --reuse: " << dir << " is not a study folder\n";
@@ -477,9 +457,7 @@ int NoiseStudyMain(const std::vector<std::string>& args, std::ostream& out, std:
         << names << " (run --part=aa first)\n";
     return kExitUsage;
   }
-  const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
-  const std::map<std::string, double> measured =
-      ProcessSeconds({dir, std::string(ws && *ws ? ws : ".") + "/results"});
+  const std::map<std::string, double> measured = ProcessSeconds({dir, RunsRoot()});
   double session_seconds = 0;
   int known = 0;
   for (const auto& t : o.tricks) {

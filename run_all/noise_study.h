@@ -40,11 +40,6 @@ namespace noise {
 // The default trick set: quick CPU tricks spanning the catalog's categories.
 const std::vector<std::string>& DefaultTricks();
 
-// The one-sided upper `confidence` bound on a binomial rate with `hits` out of
-// `trials` (Clopper-Pearson: the Beta(hits + 1, trials - hits) quantile; 1 when every
-// trial hit). trials > 0, 0 <= hits <= trials (std::invalid_argument otherwise).
-double ClopperPearsonUpper(int hits, int trials, double confidence = 0.95);
-
 struct Tally {
   int comparisons = 0, hits = 0;
   void Add(bool hit) {

@@ -84,5 +84,21 @@ double StudentTQuantile(double p, double dof) {
   return 0.5 * (lo + hi);
 }
 
+double ClopperPearsonUpper(int hits, int trials, double confidence) {
+  if (trials <= 0 || hits < 0 || hits > trials || !(confidence > 0 && confidence < 1)) {
+    throw std::invalid_argument("ClopperPearsonUpper: need 0 <= hits <= trials, trials > 0");
+  }
+  if (hits == trials) return 1;
+  // The p with P(X <= hits | p) = 1 - confidence, i.e. I_p(hits + 1, trials - hits) =
+  // confidence; the regularized incomplete beta rises in p: bisection.
+  const double a = hits + 1, b = trials - hits;
+  double lo = 0, hi = 1;
+  for (int i = 0; i < 200 && hi - lo > 1e-15; ++i) {
+    const double mid = (lo + hi) / 2;
+    (IncompleteBeta(a, b, mid) < confidence ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
 }  // namespace stats
 }  // namespace trickbench

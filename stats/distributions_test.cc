@@ -4,10 +4,32 @@
 
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 namespace trickbench {
 namespace stats {
 namespace {
+
+TEST(ClopperPearsonUpper, MatchesTheBinomialTail) {
+  // Values where P(X <= hits | p) = 0.05, from the binomial CDF by bisection.
+  EXPECT_NEAR(ClopperPearsonUpper(1, 10), 0.3941633024, 1e-9);
+  EXPECT_NEAR(ClopperPearsonUpper(0, 20), 0.1391083407, 1e-9);  // 1 - 0.05^(1/20)
+  EXPECT_NEAR(ClopperPearsonUpper(2, 21), 0.2705516993, 1e-9);
+  EXPECT_NEAR(ClopperPearsonUpper(0, 1), 0.95, 1e-12);
+  EXPECT_EQ(ClopperPearsonUpper(7, 7), 1);
+  // A 99% bound lies above the 95% one; more hits, a higher bound.
+  EXPECT_GT(ClopperPearsonUpper(1, 10, 0.99), ClopperPearsonUpper(1, 10));
+  EXPECT_GT(ClopperPearsonUpper(2, 10), ClopperPearsonUpper(1, 10));
+  // The bound is never below the rate itself.
+  for (int hits = 0; hits <= 30; ++hits) EXPECT_GE(ClopperPearsonUpper(hits, 30), hits / 30.0);
+}
+
+TEST(ClopperPearsonUpper, RefusesImpossibleCounts) {
+  EXPECT_THROW(ClopperPearsonUpper(0, 0), std::invalid_argument);
+  EXPECT_THROW(ClopperPearsonUpper(-1, 5), std::invalid_argument);
+  EXPECT_THROW(ClopperPearsonUpper(6, 5), std::invalid_argument);
+  EXPECT_THROW(ClopperPearsonUpper(1, 5, 1.0), std::invalid_argument);
+}
 
 TEST(Distributions, TQuantilesMatchTables) {
   EXPECT_NEAR(StudentTQuantile(0.975, 1), 12.7062, 1e-4);
@@ -25,6 +47,7 @@ TEST(Distributions, CdfAndQuantileAgree) {
       EXPECT_NEAR(StudentTCdf(StudentTQuantile(p, dof), dof), p, 1e-7) << dof << " " << p;
     }
   }
+  EXPECT_NEAR(NormalQuantile(0.975), 1.959963985, 1e-8);
   EXPECT_NEAR(NormalCdf(NormalQuantile(0.975)), 0.975, 1e-12);
   EXPECT_NEAR(IncompleteBeta(2, 3, 0.4), 0.5248, 1e-4);
 }
