@@ -124,7 +124,7 @@ TEST(Catalog, RejectsBadCommandLinesWithExit2) {
 }
 
 // ddp_vs_dp registers a rank main that runs before main() in any binary started with
-// RANK set (dist/rank_main.h); rank 0 without its benchmark would exit 2 at once. The
+// RANK set (distributed/rank_main.h); rank 0 without its benchmark would exit 2 at once. The
 // catalog, linked with every trick, must ignore it.
 TEST(Catalog, IsNeverARankProcess) {
   const Proc p = RunCommand(

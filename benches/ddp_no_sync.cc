@@ -2,8 +2,8 @@
 // the grads once per optimizer step (DDP's no_sync() on all micro-batches but the
 // last) instead of after every micro-batch's backward (DDP's default).
 //
-// Two rank processes (this binary re-executed, dist/rank_group.h; Gloo over loopback,
-// dist/process_group.h), each with a copy of the shared MLP. One run is one optimizer
+// Two rank processes (this binary re-executed, distributed/rank_group.h; Gloo over loopback,
+// distributed/process_group.h), each with a copy of the shared MLP. One run is one optimizer
 // step on a batch of 256 as 4 micro-batches of 64, each split between the ranks (32
 // samples per rank), each micro-batch loss scaled by 1/4:
 //   sync_every_micro_batch (baseline): after each backward the accumulated grads are
@@ -24,9 +24,9 @@
 // the rank processes, which the harness's meter (this process) does not see: no claim.
 #include <utility>
 
-#include "dist/process_group.h"
-#include "dist/rank_group.h"
-#include "dist/rank_main.h"
+#include "distributed/process_group.h"
+#include "distributed/rank_group.h"
+#include "distributed/rank_main.h"
 #include "harness/trick.h"
 #include "workloads/workloads.h"
 
@@ -50,8 +50,8 @@ struct RankState {
   std::vector<torch::Tensor> inputs, targets;  // this rank's share of each micro-batch
 };
 
-trickbench::dist::RankHandler MakeRankHandler(trickbench::dist::Group& group,
-                                              const trickbench::dist::RankEnv& env) {
+trickbench::distributed::RankHandler MakeRankHandler(trickbench::distributed::Group& group,
+                                              const trickbench::distributed::RankEnv& env) {
   auto state = std::make_shared<RankState>();
   return [&group, env, state](const c10::IValue& request) -> c10::IValue {
     const auto& e = request.toTupleRef().elements();
@@ -85,7 +85,7 @@ trickbench::dist::RankHandler MakeRankHandler(trickbench::dist::Group& group,
             state->model->forward(state->inputs[m]), state->targets[m]);
         (loss / static_cast<double>(kMicroBatches)).backward();
         if (sync_every || m == kMicroBatches - 1) {
-          trickbench::dist::AverageGradients(group, state->model->parameters());
+          trickbench::distributed::AverageGradients(group, state->model->parameters());
           ++allreduces;
         }
       }
@@ -94,7 +94,7 @@ trickbench::dist::RankHandler MakeRankHandler(trickbench::dist::Group& group,
     }
     if (command == "state") {
       const bool in_sync =
-          trickbench::dist::InSyncWithRankZero(group, state->model->parameters());
+          trickbench::distributed::InSyncWithRankZero(group, state->model->parameters());
       return c10::ivalue::Tuple::create({c10::IValue(wl::Parameters(*state->model)),
                                          c10::IValue(in_sync)});
     }
@@ -108,11 +108,11 @@ class NoSync : public trickbench::Trick {
   void SetUp(const trickbench::Setting& s) override {
     const auto model = wl::Mlp(kModel);
     const wl::Batch batch = wl::ClassificationBatch(kBatch, kModel.in, kModel.out);
-    trickbench::dist::RankGroupOptions options;
+    trickbench::distributed::RankGroupOptions options;
     options.entry = "ddp_no_sync";
     options.world_size = kRanks;
     options.threads_per_rank = std::max(1, at::get_num_threads() / kRanks);
-    ranks_ = std::make_unique<trickbench::dist::RankGroup>(options);
+    ranks_ = std::make_unique<trickbench::distributed::RankGroup>(options);
     ranks_->Call(Request("setup", c10::ivalue::Tuple::create(
                                       {c10::IValue(wl::Parameters(*model)), batch.input,
                                        batch.target})));
@@ -153,7 +153,7 @@ class NoSync : public trickbench::Trick {
     return state_.toTupleRef().elements().vec();
   }
 
-  std::unique_ptr<trickbench::dist::RankGroup> ranks_;
+  std::unique_ptr<trickbench::distributed::RankGroup> ranks_;
   int64_t allreduces_ = 0;
   c10::IValue state_;  // rank 0's ("state") reply since the last step
 };

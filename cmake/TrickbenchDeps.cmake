@@ -1,11 +1,10 @@
 # The libraries trickbench builds against, as interface targets:
 #   trickbench::torch      LibTorch (LIBTORCH_HOME, else .venv's wheel, else Debian's)
 #   trickbench::cuda       LibTorch's CUDA half and the CUDA runtime (empty without CUDA)
-#   trickbench::benchmark  Google Benchmark (system, else third_party/benchmark)
 #   trickbench::json       nlohmann/json (system, else third_party/nlohmann_json)
 #   trickbench::nvtx       NVTX3 headers with TRICKBENCH_HAVE_NVTX=1, or nothing
 #   trickbench::opencv, ::lmdb, ::jpeg  when found (the data-pipeline tricks)
-#   trickbench::gloo       Gloo's headers and USE_C10D_GLOO, when found (dist/)
+#   trickbench::gloo       Gloo's headers and USE_C10D_GLOO, when found (distributed/)
 # and TRICKBENCH_WITH_CUDA (ON when LibTorch has CUDA and the CUDA runtime is found).
 # Nothing is downloaded: a GPU host without network builds from what is here.
 
@@ -83,7 +82,7 @@ string(APPEND TRICKBENCH_TORCH_ORIGIN " (${Torch_VERSION})")
 
 # The libstdc++ ABI: wheels from 2.7 on (and Debian's) use the default, new one; an older
 # pre-cxx11-ABI LibTorch says so in its TorchConfig.cmake. Every object of the build
-# (Google Benchmark's too) must match it, so it goes on globally.
+# must match it, so it goes on globally.
 set(_torch_config "${LIBTORCH_HOME}/share/cmake/Torch/TorchConfig.cmake")
 if(LIBTORCH_HOME AND EXISTS "${_torch_config}")
   file(STRINGS "${_torch_config}" _old_abi REGEX "_GLIBCXX_USE_CXX11_ABI=0")
@@ -151,32 +150,10 @@ if(TRICKBENCH_WITH_CUDA)
   set(_cuda_why "CUDA ${CUDAToolkit_VERSION} at ${CUDAToolkit_LIBRARY_DIR}")
 endif()
 
-# --- Google Benchmark and nlohmann/json: system, else the copies in third_party/ ----------
+# --- nlohmann/json: the system's, else the copy in third_party/ ---------------------------
 if(NOT TRICKBENCH_BUNDLED_DEPS)
-  find_package(benchmark 1.7 CONFIG QUIET)
   find_package(nlohmann_json 3.10 CONFIG QUIET)
 endif()
-add_library(trickbench_benchmark_if INTERFACE)
-add_library(trickbench::benchmark ALIAS trickbench_benchmark_if)
-if(TARGET benchmark::benchmark AND NOT TRICKBENCH_BUNDLED_DEPS)
-  target_link_libraries(trickbench_benchmark_if INTERFACE benchmark::benchmark)
-  set(TRICKBENCH_BENCHMARK_ORIGIN "system ${benchmark_VERSION}")
-else()
-  set(_gb "${PROJECT_SOURCE_DIR}/third_party/benchmark")
-  file(GLOB _gb_srcs "${_gb}/src/*.cc")
-  list(FILTER _gb_srcs EXCLUDE REGEX "benchmark_main\\.cc$")
-  add_library(trickbench_gbench STATIC ${_gb_srcs})
-  target_include_directories(trickbench_gbench PUBLIC "${_gb}/include" PRIVATE "${_gb}/src")
-  target_compile_definitions(trickbench_gbench PUBLIC BENCHMARK_STATIC_DEFINE PRIVATE HAVE_STD_REGEX)
-  target_link_libraries(trickbench_gbench PRIVATE Threads::Threads)
-  find_library(_rt rt)
-  if(_rt)
-    target_link_libraries(trickbench_gbench PRIVATE ${_rt})
-  endif()
-  target_link_libraries(trickbench_benchmark_if INTERFACE trickbench_gbench)
-  set(TRICKBENCH_BENCHMARK_ORIGIN "third_party/benchmark (1.7.1, built here)")
-endif()
-
 add_library(trickbench_json INTERFACE)
 add_library(trickbench::json ALIAS trickbench_json)
 if(TARGET nlohmann_json::nlohmann_json AND NOT TRICKBENCH_BUNDLED_DEPS)
@@ -221,10 +198,10 @@ if(OpenCV_FOUND)
   target_include_directories(trickbench_opencv SYSTEM INTERFACE ${OpenCV_INCLUDE_DIRS})
   target_link_libraries(trickbench_opencv INTERFACE ${OpenCV_LIBS})
 endif()
-# c10d's ProcessGroupGloo (dist/, ddp_vs_dp): LibTorch has its symbols (a build with
+# c10d's ProcessGroupGloo (distributed/, ddp_vs_dp): LibTorch has its symbols (a build with
 # USE_GLOO, as the wheels and Debian's are), its header is behind USE_C10D_GLOO, and it
 # includes Gloo's headers, which the wheel does not ship: Debian's libgloo-dev has them
-# (2022's Gloo; 2.11's ProcessGroupGloo.hpp compiles against them, and dist/ only passes
+# (2022's Gloo; 2.11's ProcessGroupGloo.hpp compiles against them, and distributed/ only passes
 # Gloo objects LibTorch itself creates).
 find_path(TRICKBENCH_GLOO_INCLUDE gloo/rendezvous/store.h HINTS "${_torch_include}")
 if(TRICKBENCH_GLOO_INCLUDE)

@@ -35,7 +35,7 @@
 // c10d's collectives: in 2.0 ProcessGroupGloo became a c10d::Backend (a c10d::ProcessGroup
 // now holds backends per device type); in 1.13 it is a c10d::ProcessGroup. Both have the
 // same allreduce/broadcast/barrier calls. Forward declarations: the c10d headers are
-// included only by dist/.
+// included only by distributed/.
 namespace c10d {
 class Backend;
 class ProcessGroup;

@@ -10,7 +10,7 @@
 #include "tools/catalog/line_diff.h"
 
 // The catalog links every trick, and a trick may register a rank main
-// (TRICKBENCH_RANK_MAIN, dist/rank_main.h): its static initialiser turns a binary
+// (TRICKBENCH_RANK_MAIN, distributed/rank_main.h): its static initialiser turns a binary
 // started with RANK in the environment into a rank process, which the catalog must
 // never become (in a shell of a distributed job, RANK is set). Naming no entry keeps
 // every rank main idle; priority 101 runs this before all default-priority static

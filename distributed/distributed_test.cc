@@ -1,4 +1,4 @@
-// Tests of dist/: environment parsing, the control channel, and rank groups of this
+// Tests of distributed/: environment parsing, the control channel, and rank groups of this
 // test binary re-executed as ranks (the TRICKBENCH_RANK_MAIN below), including ranks
 // that are killed, hang, throw, or lose their parent: each time the failure is
 // reported and no rank process remains.
@@ -14,13 +14,13 @@
 #include <map>
 #include <thread>
 
-#include "dist/channel.h"
-#include "dist/process_group.h"
-#include "dist/rank_env.h"
-#include "dist/rank_group.h"
-#include "dist/rank_main.h"
+#include "distributed/channel.h"
+#include "distributed/process_group.h"
+#include "distributed/rank_env.h"
+#include "distributed/rank_group.h"
+#include "distributed/rank_main.h"
 
-namespace trickbench::dist {
+namespace trickbench::distributed {
 namespace {
 
 c10::IValue Request(const std::string& command, c10::IValue payload = c10::IValue()) {
@@ -82,11 +82,11 @@ RankHandler MakeTestHandler(Group& group, const RankEnv& env) {
     throw std::invalid_argument("unknown test command " + command);
   };
 }
-TRICKBENCH_RANK_MAIN(dist_test_ranks, MakeTestHandler);
+TRICKBENCH_RANK_MAIN(distributed_test_ranks, MakeTestHandler);
 
 RankGroupOptions TestOptions() {
   RankGroupOptions o;
-  o.entry = "dist_test_ranks";
+  o.entry = "distributed_test_ranks";
   o.world_size = 2;
   o.reply_timeout = std::chrono::milliseconds(30000);
   return o;
@@ -329,7 +329,7 @@ TEST(RankGroup, RanksDieWithTheirParent) {
 }
 
 }  // namespace
-}  // namespace trickbench::dist
+}  // namespace trickbench::distributed
 
 int main(int argc, char** argv) {
   testing::InitGoogleTest(&argc, argv);

@@ -1,4 +1,4 @@
-#include "dist/rank_main.h"
+#include "distributed/rank_main.h"
 
 #include <unistd.h>
 
@@ -9,10 +9,10 @@
 #include <iostream>
 #include <thread>
 
-#include "dist/channel.h"
-#include "dist/process_group.h"
+#include "distributed/channel.h"
+#include "distributed/process_group.h"
 
-namespace trickbench::dist {
+namespace trickbench::distributed {
 namespace {
 
 // How long an idle rank waits for the next request: the benchmark may be timing other
@@ -80,7 +80,7 @@ bool RunRankIfRequested(const char* entry, RankHandlerFactory factory) {
   if (env->rank == 0 && control_fd < 0) {
     std::cerr << "trickbench rank (" << entry << "): rank 0 is started by the benchmark "
               << "itself; run the binary without RANK on the MASTER_ADDR machine "
-              << "(see dist/README.md)\n";
+              << "(see distributed/README.md)\n";
     ExitRank(2);
   }
   at::set_num_threads(std::max(1, EnvInt("TRICKBENCH_RANK_THREADS", 1)));
@@ -118,4 +118,4 @@ bool RunRankIfRequested(const char* entry, RankHandlerFactory factory) {
   }
 }
 
-}  // namespace trickbench::dist
+}  // namespace trickbench::distributed

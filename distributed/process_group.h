@@ -2,10 +2,10 @@
 // collectives data-parallel training needs (DDP's own, written out).
 //
 //   auto env = *ParseRankEnv(std::getenv, &error);
-//   auto group = trickbench::dist::JoinGlooGroup(env, std::chrono::seconds(60));
-//   trickbench::dist::BroadcastParameters(*group, model->parameters(), /*root=*/0);
+//   auto group = trickbench::distributed::JoinGlooGroup(env, std::chrono::seconds(60));
+//   trickbench::distributed::BroadcastParameters(*group, model->parameters(), /*root=*/0);
 //   loss.backward();
-//   trickbench::dist::AverageGradients(*group, model->parameters());  // all ranks equal
+//   trickbench::distributed::AverageGradients(*group, model->parameters());  // all ranks equal
 //   optimizer.step();                                                 // same update everywhere
 //
 // Rank 0 hosts the c10d TCPStore at MASTER_ADDR:MASTER_PORT (the torch convention);
@@ -20,10 +20,10 @@
 #include <chrono>
 #include <vector>
 
-#include "dist/rank_env.h"
+#include "distributed/rank_env.h"
 #include "third_party/libtorch/compat.h"
 
-namespace trickbench::dist {
+namespace trickbench::distributed {
 
 // What the collectives below run on: the Gloo group itself (a c10d::Backend in
 // LibTorch 2.x, a c10d::ProcessGroup in 1.13).
@@ -58,4 +58,4 @@ c10::IValue BroadcastValue(Group& group, const c10::IValue& value, int root,
 std::vector<char> Pickle(const c10::IValue& value);
 c10::IValue Unpickle(const std::vector<char>& bytes);
 
-}  // namespace trickbench::dist
+}  // namespace trickbench::distributed

@@ -1,4 +1,4 @@
-#include "dist/rank_group.h"
+#include "distributed/rank_group.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -12,13 +12,13 @@
 #include <cstring>
 #include <thread>
 
-#include "dist/channel.h"
-#include "dist/process_group.h"
-#include "dist/rank_env.h"
+#include "distributed/channel.h"
+#include "distributed/process_group.h"
+#include "distributed/rank_env.h"
 
 extern char** environ;
 
-namespace trickbench::dist {
+namespace trickbench::distributed {
 namespace {
 
 // Variables this file sets for the ranks; any inherited value is replaced.
@@ -210,4 +210,4 @@ void RankGroup::Stop(std::chrono::milliseconds grace) {
   KillAll();
 }
 
-}  // namespace trickbench::dist
+}  // namespace trickbench::distributed

@@ -6,14 +6,14 @@
 //   Frame reply;
 //   if (ReceiveFrame(fd, &reply) == ReceiveStatus::kOk) Use(Unpickle(reply.payload));
 //
-// Internal to dist/: rank_group.cc (benchmark side) and rank_main.cc (rank side).
+// Internal to distributed/: rank_group.cc (benchmark side) and rank_main.cc (rank side).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-namespace trickbench::dist {
+namespace trickbench::distributed {
 
 enum class FrameKind : char {
   kRequest = 'Q',  // benchmark -> rank 0: a pickled request for every rank
@@ -34,4 +34,4 @@ enum class ReceiveStatus { kOk, kClosed, kMalformed };
 // Blocks until one whole frame is read. kClosed: end of stream before a frame.
 ReceiveStatus ReceiveFrame(int fd, Frame* frame);
 
-}  // namespace trickbench::dist
+}  // namespace trickbench::distributed

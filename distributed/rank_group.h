@@ -1,10 +1,10 @@
 // The benchmark's side of a group of rank processes: start them, send each request to
 // every rank, get rank 0's reply, and make sure none of them outlives the group.
 //
-//   trickbench::dist::RankGroupOptions options;
+//   trickbench::distributed::RankGroupOptions options;
 //   options.entry = "ddp_vs_dp";            // the TRICKBENCH_RANK_MAIN the ranks run
 //   options.world_size = 2;
-//   trickbench::dist::RankGroup group(options);  // re-executes /proc/self/exe twice
+//   trickbench::distributed::RankGroup group(options);  // re-executes /proc/self/exe twice
 //   c10::IValue loss = group.Call(StepRequest());  // one synchronised step of all ranks
 //   // ~RankGroup: ranks told to quit, then killed if still there, then reaped.
 //
@@ -21,7 +21,7 @@
 // After that the group is dead and every Call throws.
 //
 // With local_ranks < world_size only ranks 0..local_ranks-1 start here; the others are
-// the same binary started by hand on other machines (see dist/README.md).
+// the same binary started by hand on other machines (see distributed/README.md).
 #pragma once
 
 #include <sys/types.h>
@@ -32,7 +32,7 @@
 #include <string>
 #include <vector>
 
-namespace trickbench::dist {
+namespace trickbench::distributed {
 
 class RankFailure : public std::runtime_error {
  public:
@@ -88,4 +88,4 @@ class RankGroup {
   bool alive_ = false;
 };
 
-}  // namespace trickbench::dist
+}  // namespace trickbench::distributed

@@ -1,4 +1,4 @@
-#include "dist/channel.h"
+#include "distributed/channel.h"
 
 #include <sys/socket.h>
 #include <unistd.h>
@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
-namespace trickbench::dist {
+namespace trickbench::distributed {
 namespace {
 
 // Frames larger than this are a corrupt length, not a message (parameters of the
@@ -63,4 +63,4 @@ ReceiveStatus ReceiveFrame(int fd, Frame* frame) {
   return ReceiveStatus::kOk;
 }
 
-}  // namespace trickbench::dist
+}  // namespace trickbench::distributed

@@ -2,7 +2,7 @@
 // MASTER_PORT environment that torchrun and c10d use, read and checked.
 //
 //   std::string error;
-//   auto env = trickbench::dist::ParseRankEnv(std::getenv, &error);
+//   auto env = trickbench::distributed::ParseRankEnv(std::getenv, &error);
 //   if (!env) Fail(error);          // e.g. "RANK=2 is not below WORLD_SIZE=2"
 //   Join(env->master_addr, env->master_port);
 //
@@ -14,7 +14,7 @@
 #include <optional>
 #include <string>
 
-namespace trickbench::dist {
+namespace trickbench::distributed {
 
 struct RankEnv {
   int rank = 0;
@@ -39,4 +39,4 @@ std::optional<RankEnv> ParseRankEnv(const std::function<const char*(const char*)
 // be bound.
 int FreeLoopbackPort();
 
-}  // namespace trickbench::dist
+}  // namespace trickbench::distributed

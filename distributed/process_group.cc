@@ -1,11 +1,11 @@
-#include "dist/process_group.h"
+#include "distributed/process_group.h"
 
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/csrc/jit/serialization/pickle.h>
 
 #include <stdexcept>
 
-namespace trickbench::dist {
+namespace trickbench::distributed {
 
 c10::intrusive_ptr<c10d::ProcessGroupGloo> JoinGlooGroup(const RankEnv& env,
                                                          std::chrono::milliseconds timeout) {
@@ -98,4 +98,4 @@ std::vector<char> Pickle(const c10::IValue& value) { return torch::pickle_save(v
 
 c10::IValue Unpickle(const std::vector<char>& bytes) { return torch::pickle_load(bytes); }
 
-}  // namespace trickbench::dist
+}  // namespace trickbench::distributed

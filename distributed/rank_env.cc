@@ -1,4 +1,4 @@
-#include "dist/rank_env.h"
+#include "distributed/rank_env.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -10,7 +10,7 @@
 #include <cstring>
 #include <stdexcept>
 
-namespace trickbench::dist {
+namespace trickbench::distributed {
 namespace {
 
 // A whole decimal integer in [lo, hi], or nullopt.
@@ -75,4 +75,4 @@ int FreeLoopbackPort() {
   return ntohs(addr.sin_port);
 }
 
-}  // namespace trickbench::dist
+}  // namespace trickbench::distributed
