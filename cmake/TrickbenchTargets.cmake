@@ -171,7 +171,7 @@ foreach(package IN LISTS _packages)
     target_compile_options(${target}_registering PRIVATE ${TRICKBENCH_COPTS})
     target_include_directories(${target}_registering PRIVATE "${_src}")
     target_link_libraries(${target}_registering PRIVATE trickbench::torch trickbench::cuda
-                          trickbench::benchmark trickbench::json trickbench::nvtx)
+                          trickbench::json trickbench::nvtx)
   endif()
   if(_pkg_${package}_sources)
     add_library(${target} STATIC ${_pkg_${package}_sources})
@@ -182,8 +182,8 @@ foreach(package IN LISTS _packages)
     set(scope INTERFACE)
   endif()
   target_include_directories(${target} ${scope} "${_src}")
-  target_link_libraries(${target} ${scope} trickbench::torch trickbench::cuda trickbench::benchmark
-                        trickbench::json trickbench::nvtx Threads::Threads ${CMAKE_DL_LIBS})
+  target_link_libraries(${target} ${scope} trickbench::torch trickbench::cuda trickbench::json
+                        trickbench::nvtx Threads::Threads ${CMAKE_DL_LIBS})
   foreach(ext IN LISTS _pkg_${package}_externals)
     target_link_libraries(${target} ${scope} trickbench::${ext})
   endforeach()
@@ -216,7 +216,7 @@ if(TRICKBENCH_PCH)
   add_library(trickbench_pch OBJECT "${CMAKE_BINARY_DIR}/trickbench_pch.cc")
   target_compile_options(trickbench_pch PRIVATE ${TRICKBENCH_COPTS})
   target_link_libraries(trickbench_pch PRIVATE trickbench::torch trickbench::cuda
-                        trickbench::benchmark trickbench::json trickbench::nvtx)
+                        trickbench::json trickbench::nvtx)
   target_precompile_headers(trickbench_pch PRIVATE <torch/torch.h>)
 endif()
 function(trickbench_use_pch target)
@@ -343,7 +343,6 @@ list(LENGTH TRICKBENCH_TRICKS _n_tricks)
 set(_info "torch: ${TRICKBENCH_TORCH_ORIGIN}
 cuda: ${TRICKBENCH_WITH_CUDA} ${_cuda_why}
 c++ standard: ${CMAKE_CXX_STANDARD}
-google benchmark: ${TRICKBENCH_BENCHMARK_ORIGIN}
 nlohmann/json: ${TRICKBENCH_JSON_ORIGIN}
 nvtx: ${TRICKBENCH_NVTX_ORIGIN}
 packages: ${_packages}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CI step: the CMake build (what GPU hosts without Bazel use, see docs/GPU.md) must keep
 # working. Configures it as a GPU host does (the torch wheel's LibTorch from .venv, the
-# bundled Google Benchmark and nlohmann/json, CUDA on when LibTorch and the toolkit have
+# bundled nlohmann/json, CUDA on when LibTorch and the toolkit have
 # it) and builds everything: every trick, run_all, gpu_selftest, report. Then:
 #   - every benches/<id>.cc is configured or left out with a reason (the glob works);
 #   - every configured trick and tool was linked;

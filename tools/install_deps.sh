@@ -4,7 +4,7 @@
 #   tools/install_deps.sh              # Debian packages (root or sudo) and .venv/
 #   tools/install_deps.sh --venv-only  # only the torch wheel in .venv/ (no root needed)
 #
-# 1. Debian packages (apt-get): Bazel, the compilers, Google Benchmark, GoogleTest, the
+# 1. Debian packages (apt-get): Bazel, the compilers, GoogleTest, the
 #    libraries of the data and distributed tricks, and Debian's LibTorch 1.13 (kept as the
 #    `--config=torch113` alternative).
 # 2. The LibTorch the build uses by default: the pinned PyTorch wheel (tools/requirements-
@@ -33,7 +33,6 @@ PACKAGES=(
   python3-venv             # the project-local venv for the torch wheel
   libtorch-dev             # LibTorch 1.13.1, CPU only: --config=torch113
   libopenblas0-openmp      # for libtorch-dev: without it reference BLAS (~20x slower matmul)
-  libbenchmark-dev         # Google Benchmark 1.7.1
   libgtest-dev             # GoogleTest 1.12.1
   nlohmann-json3-dev
   libgloo-dev              # c10d ProcessGroupGloo's headers (ddp_vs_dp); the wheel has none
