@@ -9,8 +9,11 @@
 // number of micro-batches, so the accumulated grad is the full-batch mean grad up to
 // float summation order: the model is the shared MLP (no BatchNorm, whose batch
 // statistics would differ per micro-batch). Parameters and grads after the step agree
-// within rtol 1e-4, atol 1e-6 (fp32 sums of 512-2048 terms reordered; measured
-// max |diff| is printed by the check when it fails).
+// within rtol 1e-4, atol 1e-5 (fp32 sums of 512-2048 terms reordered, and the order
+// depends on the CPU's vector width: on an AVX-512 EPYC with the 2.11 wheel, 26 of the
+// 65536 elements of a 256x256 weight grad differed by up to 1.9e-6, near-zero elements,
+// so atol 1e-6 failed there; the check prints the measured max |diff| when it fails).
+// A dropped update is still caught (DroppedUpdateIsCaught).
 #include "harness/trick.h"
 #include "workloads/workloads.h"
 
@@ -79,4 +82,4 @@ TRICKBENCH_TRICK(grad_accumulation, GradAccumulation)
     .Variant("full_batch", &GradAccumulation::FullBatch)
     .Variant("accumulate_2", &GradAccumulation::Accumulate2)
     .Variant("accumulate_4", &GradAccumulation::Accumulate4)
-    .Tolerance(1e-4, 1e-6);
+    .Tolerance(1e-4, 1e-5);
