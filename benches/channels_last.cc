@@ -5,7 +5,9 @@
 // Module::to has no memory format in LibTorch 1.13, so the 4-D tensors are converted
 // with set_data. Cases: fp32, and autocast ("amp": bf16 on CPU, the only CPU autocast
 // dtype; fp16 on CUDA), each for training and inference. SetUp prepares one model per
-// format (the second a copy of the first) because it cannot know which variant runs.
+// format (the second a copy of the first) in every instance, although Setting::variant
+// names the one that runs: building only that one would change what the memory peaks
+// carry, and is not done yet.
 //
 // Active check: the last step must have run the variant's model (recorded by the body),
 // and the format must survive through the network, not just sit on the input: the

@@ -7,14 +7,15 @@
 //     and backward on one half each, the grads are gathered and averaged on the
 //     master, which steps.
 //   ddp_gloo: DistributedDataParallel's scheme: two rank processes (this binary
-//     re-executed, dist/rank_group.h), each on its half, grads averaged with one
+//     re-executed, distributed/rank_group.h), each on its half, grads averaged with one
 //     ProcessGroupGloo all-reduce over loopback, every rank steps its own copy.
-//     The ranks start on the variant's first run (the harness's untimed warm-up: SetUp
-//     cannot know which variant it prepares) and live as long as the instance; each
+//     The ranks start on the variant's first run (the harness's untimed warm-up; SetUp
+//     could start them, since Setting::variant names the variant, but does not yet)
+//     and live as long as the instance; each
 //     timed run is one synchronised step, commanded over rank 0's control channel.
 // Threads: both variants split the benchmark's intra-op budget (--threads) by one
 // rule, ThreadShare(): budget / replicas each, at least 1. Each rank process gets that
-// many (dist/rank_main.cc sets them); each replica thread gets the same number: the
+// many (distributed/rank_main.cc sets them); each replica thread gets the same number: the
 // driving thread lowers the process's intra-op count to the share while the replicas
 // run, so the fresh replica threads start their OpenMP teams at that size, and puts
 // the budget back after (the master's gather and step, serial work that the ranks do
@@ -25,7 +26,7 @@
 // baseline collapsed from oversubscription (~300 ms/step against ~25 ms for the
 // ranks): the order came from the thread count, not from processes vs threads. With
 // a budget of 1 both variants run 2 x 1 threads, the same oversubscription for both.
-// Across machines: dist/README.md.
+// Across machines: distributed/README.md.
 //
 // Not covered: the article's setting, one process per GPU with NCCL all-reduce against
 // one process driving several GPUs. Both variants here run on the CPU (Gloo over
@@ -37,7 +38,7 @@
 // either order for two ranks), so they differ only where a kernel's result depends
 // on its thread count. Tolerance rtol 1e-5, atol 1e-6 on the parameters after the
 // steps: a few fp32 ulp, far below a wrong shard or a missing division by two. That
-// this average is the full-batch update is tested in dist/dist_test.cc.
+// this average is the full-batch update is tested in distributed/distributed_test.cc.
 // Memory: the harness's meter is process-wide, so the threads variant's peak includes
 // its replicas (7.2 MB here, 3.5 MB when the meter was thread-local) while the ranks'
 // allocations are in other processes: the two peaks are not comparable, and the claim
@@ -57,9 +58,9 @@
 #include <utility>
 
 #include "determinism/guard.h"
-#include "dist/process_group.h"
-#include "dist/rank_group.h"
-#include "dist/rank_main.h"
+#include "distributed/process_group.h"
+#include "distributed/rank_group.h"
+#include "distributed/rank_main.h"
 #include "harness/trick.h"
 #include "workloads/workloads.h"
 
@@ -120,8 +121,8 @@ struct RankState {
   std::unique_ptr<trickbench::DeterministicGuard> deterministic;
 };
 
-trickbench::dist::RankHandler MakeRankHandler(trickbench::dist::Group& group,
-                                              const trickbench::dist::RankEnv& env) {
+trickbench::distributed::RankHandler MakeRankHandler(trickbench::distributed::Group& group,
+                                              const trickbench::distributed::RankEnv& env) {
   auto state = std::make_shared<RankState>();
   return [&group, env, state](const c10::IValue& request) -> c10::IValue {
     const auto& e = request.toTupleRef().elements();
@@ -144,14 +145,14 @@ trickbench::dist::RankHandler MakeRankHandler(trickbench::dist::Group& group,
     if (!state->model) throw std::logic_error(command + " before setup");
     if (command == "step") {
       auto loss = HalfBatchBackward(state->model, state->input, state->target);
-      trickbench::dist::AverageGradients(group, state->model->parameters());
+      trickbench::distributed::AverageGradients(group, state->model->parameters());
       state->optimizer->step();
       return loss;
     }
     if (command == "state") {
       // DDP's invariant, checked: every rank holds rank 0's parameters bit for bit.
       const bool in_sync =
-          trickbench::dist::InSyncWithRankZero(group, state->model->parameters());
+          trickbench::distributed::InSyncWithRankZero(group, state->model->parameters());
       std::vector<torch::Tensor> pids{torch::zeros({env.world_size}, torch::kLong)};
       pids[0][env.rank] = static_cast<int64_t>(getpid());
       group.allreduce(pids)->wait();
@@ -176,10 +177,10 @@ int EnvCount(const char* name, int fallback, int lo, int hi) {
   return static_cast<int>(n);
 }
 
-// The benchmark side of a multi-machine run (dist/README.md): WORLD_SIZE,
+// The benchmark side of a multi-machine run (distributed/README.md): WORLD_SIZE,
 // LOCAL_WORLD_SIZE (ranks started here), MASTER_ADDR, MASTER_PORT; unset, the default
 // group of two local ranks on a free loopback port.
-void ApplyDriverEnvironment(trickbench::dist::RankGroupOptions* options) {
+void ApplyDriverEnvironment(trickbench::distributed::RankGroupOptions* options) {
   options->world_size = EnvCount("WORLD_SIZE", options->world_size, 1, 64);
   if (kBatch % options->world_size != 0) {
     throw std::invalid_argument("WORLD_SIZE must divide the batch of " + std::to_string(kBatch));
@@ -309,13 +310,13 @@ class DdpVsDp : public trickbench::Trick {
 
  private:
   void StartRanks() {
-    trickbench::dist::RankGroupOptions options;
+    trickbench::distributed::RankGroupOptions options;
     options.entry = "ddp_vs_dp";
     options.world_size = kWorldSize;
     ApplyDriverEnvironment(&options);
     thread_budget_ = at::get_num_threads();
     options.threads_per_rank = ThreadShare(thread_budget_, options.local_ranks);
-    ranks_ = std::make_unique<trickbench::dist::RankGroup>(options);
+    ranks_ = std::make_unique<trickbench::distributed::RankGroup>(options);
     // DDP broadcasts rank 0's parameters at construction; here the driver's seeded
     // model and batch go to every rank with the setup request.
     ranks_->Call(Request(
@@ -335,7 +336,7 @@ class DdpVsDp : public trickbench::Trick {
   std::unique_ptr<torch::optim::SGD> optimizer_;
   trickbench::workloads::Batch batch_;
   size_t replica_threads_ = 0;
-  std::unique_ptr<trickbench::dist::RankGroup> ranks_;
+  std::unique_ptr<trickbench::distributed::RankGroup> ranks_;
   c10::IValue rank_state_;
 };
 

@@ -2,9 +2,9 @@
 // restoring their complete state so that a run resumed from a checkpoint continues
 // exactly as the uninterrupted run would have.
 //
-// The `seed_everything(seed)` of DESIGN.md. A trick, a test or a training loop calls
-// it once before building models and data; two processes that do so produce the same
-// tensors bit for bit (given deterministic algorithms, see guard.h).
+// The `seed_everything(seed)` of the articles (and of Lightning). A trick, a test or a
+// training loop calls it once before building models and data; two processes that do so
+// produce the same tensors bit for bit (given deterministic algorithms, see guard.h).
 //
 //   trickbench::SeedEverything(42);
 //   auto w = torch::randn({3, 3});            // same in every run

@@ -175,7 +175,7 @@ std::string ValidateDef(const TrickDef& def) {
   if (def.variants().size() < 2) {
     return def.id() + ": needs a baseline and at least one other variant";
   }
-  if (def.claim().empty()) return def.id() + ": no Claim() from TRICKS.md";
+  if (def.claim().empty()) return def.id() + ": no Claim() (the article's claim)";
   if (def.category().empty()) return def.id() + ": no Category()";
   if (def.source().empty()) return def.id() + ": no Source()";
   for (const results::Expectation& e : def.expectations()) {

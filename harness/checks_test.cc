@@ -42,7 +42,7 @@ TEST(Registry, FindsRegisteredTricksAndValidates) {
       "twice_for_test", [] { return std::unique_ptr<Trick>(new Twice()); }));
   EXPECT_EQ(ValidateDef(def), "twice_for_test: needs a baseline and at least one other variant");
   def.Variant("times_two", &Twice::A).Variant("plus_self", &Twice::B);
-  EXPECT_EQ(ValidateDef(def), "twice_for_test: no Claim() from TRICKS.md");
+  EXPECT_EQ(ValidateDef(def), "twice_for_test: no Claim() (the article's claim)");
   def.Claim("x*2 == x+x").Category("test").Source("test");
   EXPECT_EQ(ValidateDef(def), "");
   EXPECT_EQ(FindTrick("twice_for_test"), &def);

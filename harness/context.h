@@ -1,11 +1,11 @@
 // The environment a result was measured in, as key/value strings.
 //
-// Every result file carries this in its Google Benchmark "context" object, so that a
-// compare of two runs can tell when numbers are incomparable (other device, LibTorch,
-// BLAS, thread count or determinism flags):
+// Every result file carries this in its "context" object, so that a compare of two runs
+// can tell when numbers are incomparable (other device, LibTorch, BLAS, thread count or
+// determinism flags):
 //
 //   for (const auto& [key, value] : trickbench::CaptureContext(torch::kCPU))
-//     benchmark::AddCustomContext(key, value);
+//     std::cout << key << ": " << value << "\n";   // torch_version: 2.11.0, ...
 #pragma once
 
 #include <torch/torch.h>

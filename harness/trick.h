@@ -3,7 +3,7 @@
 // A trick is a class derived from trickbench::Trick. It builds its workload in SetUp,
 // has one member function per variant (the first is the baseline), and says what its
 // last run produced in Result(). The harness owns everything else: seeding, warm-up,
-// timing, repetitions, memory, NVTX, skipping, the equivalence and active checks,
+// timing, paired rounds, memory, NVTX, skipping, the equivalence and active checks,
 // reproducibility and the JSON.
 //
 // A whole trick file, benches/no_grad_inference.cc, as it is compiled
@@ -75,11 +75,14 @@
 // `bazel run //benches:catalog -- --out=docs/CATALOG.md`).
 //
 // What the harness does with a trick, per case and variant:
-//   checks: seed, fresh instance, SetUp, Run CheckSteps() times under a CPU memory
-//           reporter, Result() compared with the baseline's within the tolerance,
-//           Inactive() asked; any failure makes the whole trick "invalid", untimed.
-//   timing: another fresh seeded instance per (case, variant), SetUp untimed, then
-//           the variant body in Google Benchmark's loop, repetitions interleaved.
+//   checks: seed, fresh instance, SetUp, Run CheckSteps() times with the process-wide
+//           allocator meter on (harness/memory.h: peak bytes live, every thread),
+//           Result() compared with the baseline's within the tolerance, Inactive()
+//           asked; any failure makes the whole trick "invalid", untimed.
+//   timing: another fresh seeded instance per (case, variant), SetUp untimed, warm-up,
+//           an iteration count calibrated per variant, then paired rounds: each round
+//           runs one sample of every variant, in an order drawn from a recorded seed
+//           (harness/rounds.h).
 //   repro:  two seeded runs of the reproduced variant (the last, unless
 //           .Reproduce() names another) under the deterministic guard must give
 //           bitwise-equal fingerprints of Result().
@@ -205,7 +208,7 @@ class TrickDef {
   TrickDef(std::string id, Factory factory);
 
   TrickDef& Category(std::string category);
-  TrickDef& Source(std::string source);  // "A14, B": the article markers of TRICKS.md
+  TrickDef& Source(std::string source);  // "A14, B": the article markers (docs/CATALOG.md)
   TrickDef& Claim(std::string claim);    // the article's claim, quoted
   // The claim as data, one metric each; a trick whose claim has nothing to measure
   // (reproducibility) has none, and its report says so.
