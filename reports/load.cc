@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
-#include <regex>
 #include <set>
 #include <vector>
 
 #include "reports/analyze.h"
 #include "reports/report_json.h"
+#include "reports/run_environment.h"
 #include "reports/stats.h"
 #include "results/result_file.h"
 #include "results/run_index.h"
@@ -116,61 +116,12 @@ Trick TrickOf(const results::ResultFile& file, const std::string& path) {
   return t;
 }
 
-// Adds `file`'s environment to the report's, noting where it differs from the first.
-void MergeEnvironment(const results::ResultFile& file, const std::string& who, Report* report,
-                      std::string* first) {
-  const auto env = results::Environment(file);
-  if (first->empty()) {
-    report->environment = env;
-    *first = who;
-    return;
-  }
-  for (const auto& [k, v] : env) {
-    if (DescribesOneHost(k)) continue;
-    const auto it = report->environment.find(k);
-    if (it == report->environment.end() || it->second != v) {
-      report->environment_notes.push_back(
-          who + ": " + k + "=" + v + " (" + *first + " has " +
-          (it == report->environment.end() ? std::string("none") : it->second) + ")");
-    }
-  }
-}
-
-// Notes that differ only in the process ("x (process 2): k=v (...)") become one note
-// naming the processes ("x (processes 1, 2, 3): k=v (...)"): a trick that sets its own
-// context (deterministic_algorithms sets the determinism flags) differs in every process
-// alike, and five identical lines hide the one that matters.
-void CollapseProcessNotes(std::vector<std::string>* notes) {
-  static const std::regex kProcess(R"(^(\S+) \(process (\d+)\)(: .*)$)");
-  std::vector<std::string> out;
-  std::map<std::string, std::pair<size_t, std::vector<std::string>>> seen;  // rest -> (slot, ps)
-  for (const std::string& n : *notes) {
-    std::smatch m;
-    if (!std::regex_match(n, m, kProcess)) {
-      out.push_back(n);
-      continue;
-    }
-    const std::string key = m[1].str() + m[3].str();
-    auto it = seen.find(key);
-    if (it == seen.end()) {
-      seen[key] = {out.size(), {m[2].str()}};
-      out.push_back(n);
-      continue;
-    }
-    it->second.second.push_back(m[2].str());
-    std::string list;
-    for (const std::string& p : it->second.second) list += (list.empty() ? "" : ", ") + p;
-    out[it->second.first] = m[1].str() + " (processes " + list + ")" + m[3].str();
-  }
-  *notes = std::move(out);
-}
-
 // One trick from its processes' index entries. The index's outcome wins over a result
 // file's status (run_all saw the process: a crash after writing is a crash). A failed
 // check in any process makes the trick invalid (it is about the trick, not the
 // machine); other failures leave that process out, noted, when another one measured.
 Trick MergeProcesses(const std::string& run_dir, const std::vector<const results::IndexEntry*>& entries,
-                     Report* report, std::string* environment_from) {
+                     std::vector<FileEnvironment>* environments) {
   const auto read = [&](const results::IndexEntry& e, std::string* file) {
     *file = (fs::path(run_dir) / *e.result).string();
     results::ResultFile result = results::ReadResultFile(*file);
@@ -178,8 +129,7 @@ Trick MergeProcesses(const std::string& run_dir, const std::vector<const results
       throw InputError(*file, "trickbench.id",
                        "is " + result.trickbench.id + " but index.json says " + e.id);
     }
-    const std::string who = e.id + (entries.size() > 1 ? " (process " + std::to_string(e.process) + ")" : "");
-    MergeEnvironment(result, who, report, environment_from);
+    environments->push_back({e.id, e.process, results::Environment(result)});
     return result;
   };
   const auto with_outcome = [](Trick t, const results::IndexEntry& e) {
@@ -292,16 +242,16 @@ Report MergeRun(const std::string& run_dir) {
     if (group.empty()) order.push_back(entry.id);
     group.push_back(&entry);
   }
-  std::string environment_from;
+  std::vector<FileEnvironment> environments;
   for (const std::string& id : order) {
     auto& group = by_id[id];
     std::stable_sort(group.begin(), group.end(),
                      [](const auto* a, const auto* b) { return a->process < b->process; });
-    Trick t = MergeProcesses(run_dir, group, &report, &environment_from);
+    Trick t = MergeProcesses(run_dir, group, &environments);
     Analyze(&t);
     report.tricks.push_back(std::move(t));
   }
-  CollapseProcessNotes(&report.environment_notes);
+  ReconcileEnvironments(environments, &report);
   return report;
 }
 

@@ -125,25 +125,59 @@ TEST(Grading, ACostHoldsWithinItsBoundAndAClaimForAnotherDeviceIsNotApplicable) 
   EXPECT_EQ(g.detail, "no setting measured here is one the claim applies to");
 }
 
-TEST(Rounds, AnEnvironmentDifferenceOfEveryProcessIsOneNote) {
+TEST(Rounds, ATricksOwnEnvironmentIsItsNoteAndADifferenceBetweenItsProcessesAWarning) {
   // The second trick sets its own determinism flags (as deterministic_algorithms does):
-  // its three processes differ from the first trick alike, and say so once.
+  // every one of its processes differs from the run alike, so it says so in its own
+  // notes; its third process has another LibTorch, which the run warns about.
   const std::string dir = WriteSimulatedRun(
       ScratchDir("env"), {{"alpha", stats::Simulate(Quiet(3, 1.25), 1)},
-                          {"beta", stats::Simulate(Quiet(3, 1.25), 2)}});
-  for (int k = 1; k <= 3; ++k) {
-    const std::string path = dir + "/beta.p" + std::to_string(k) + ".json";
-    json j = json::parse(Slurp(path));
-    j["context"]["determinism"] = "deterministic_algorithms=1";
-    if (k == 3) j["context"]["torch_version"] = "2.10.0";
-    Spit(path, j.dump());
+                          {"beta", stats::Simulate(Quiet(3, 1.25), 2)},
+                          {"gamma", stats::Simulate(Quiet(3, 1.25), 3)}});
+  for (const std::string trick : {"alpha", "beta", "gamma"}) {
+    for (int k = 1; k <= 3; ++k) {
+      const std::string path = dir + "/" + trick + ".p" + std::to_string(k) + ".json";
+      json j = json::parse(Slurp(path));
+      j["context"]["determinism"] = "deterministic_algorithms=" + std::string(trick == "beta" ? "1" : "0");
+      if (trick == "beta" && k == 3) j["context"]["torch_version"] = "2.10.0";
+      Spit(path, j.dump());
+    }
   }
   const Report r = MergeRun(dir);
   EXPECT_EQ(r.environment_notes,
             (std::vector<std::string>{
-                "beta (processes 1, 2, 3): determinism=deterministic_algorithms=1 (alpha (process 1) "
-                "has none)",
-                "beta (process 3): torch_version=2.10.0 (alpha (process 1) has 2.11.0)"}));
+                "beta (process 3): torch_version=2.10.0 (the run's: 2.11.0)"}));
+  EXPECT_EQ(r.environment.at("determinism"), "deterministic_algorithms=0");
+  EXPECT_EQ(r.environment.at("torch_version"), "2.11.0");
+  EXPECT_EQ(r.tricks[1].process_notes.back(),
+            "set its own environment in every process: determinism=deterministic_algorithms=1 "
+            "(the run's: deterministic_algorithms=0)");
+  for (const Trick* t : {&r.tricks[0], &r.tricks[2]}) {
+    for (const auto& n : t->process_notes) EXPECT_EQ(n.find("environment"), std::string::npos) << n;
+  }
+}
+
+// A trick that records less (skipped before measuring: no num_cpus, no BLAS) is missing
+// those keys, not different: no warning, whichever trick comes first.
+TEST(Rounds, AKeyAFileDoesNotRecordIsNoDifference) {
+  const std::string dir = WriteSimulatedRun(
+      ScratchDir("env_missing"), {{"alpha", stats::Simulate(Quiet(2, 1.25), 1)},
+                                  {"beta", stats::Simulate(Quiet(2, 1.25), 2)}});
+  for (const std::string trick : {"alpha", "beta"}) {
+    for (int k = 1; k <= 2; ++k) {
+      const std::string path = dir + "/" + trick + ".p" + std::to_string(k) + ".json";
+      json j = json::parse(Slurp(path));
+      if (trick == "alpha") {
+        j["context"].erase("torch_version");
+      } else {
+        j["context"]["num_cpus"] = 2;
+      }
+      Spit(path, j.dump());
+    }
+  }
+  const Report r = MergeRun(dir);
+  EXPECT_TRUE(r.environment_notes.empty()) << r.environment_notes.front();
+  EXPECT_EQ(r.environment.at("torch_version"), "2.11.0");
+  EXPECT_EQ(r.environment.at("num_cpus"), "2");
 }
 
 TEST(Rounds, SeveralProcessesBootstrapAndRerenderIdentically) {
