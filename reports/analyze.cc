@@ -98,7 +98,7 @@ std::string ReadTime(VariantEffect* c, const std::optional<stats::Speedup>& s, i
   const double band_hi = 1 + kNoEffectBand, band_lo = 1 / (1 + kNoEffectBand);
   const std::string band = FormatPercent(kNoEffectBand, 0, false);
   const std::string wide =
-      c->imprecise ? " (imprecise: +-" + FormatPercent(c->half_width, 0, false) + ")" : "";
+      c->imprecise ? " (imprecise: ±" + FormatPercent(c->half_width, 0, false) + ")" : "";
   if (c->ci_low >= band_hi) return "faster beyond " + band + ": " + interval + wide;
   if (c->ci_high <= band_lo) return "slower beyond " + band + ": " + interval + wide;
   if (c->ci_low >= band_lo && c->ci_high <= band_hi) {
@@ -106,7 +106,7 @@ std::string ReadTime(VariantEffect* c, const std::optional<stats::Speedup>& s, i
   }
   std::string reading;
   if (c->imprecise) {
-    reading = "imprecise (+-" + FormatPercent(c->half_width, 0, false) + ", above " +
+    reading = "imprecise (±" + FormatPercent(c->half_width, 0, false) + ", above " +
               FormatPercent(kImpreciseHalfWidth, 0, false) + "): " + interval;
   } else if (c->significant && c->speedup >= band_hi) {
     return "faster: " + interval;
@@ -114,7 +114,7 @@ std::string ReadTime(VariantEffect* c, const std::optional<stats::Speedup>& s, i
     return "slower: " + interval;
   } else if (c->speedup > band_lo && c->speedup < band_hi) {
     // A precise interval (half-width <= 10 %) around an estimate inside the band.
-    return "no material effect: the estimate is within +-" + band + ": " + interval;
+    return "no material effect: the estimate is within ±" + band + ": " + interval;
   } else {
     reading = "not settled: " + interval;
   }
@@ -193,7 +193,7 @@ std::string SavingRange(double low, double high) {
 }  // namespace
 
 std::string ClaimedText(const results::Expectation& e) {
-  const std::string band = "beyond +-" + FormatPercent(kNoEffectBand, 0, false);
+  const std::string band = "beyond ±" + FormatPercent(kNoEffectBand, 0, false);
   std::string out;
   if (e.metric == "time") {
     if (e.lowers) {
@@ -215,6 +215,12 @@ std::string ClaimedText(const results::Expectation& e) {
   if (!e.device.empty()) out += " on " + e.device;
   if (!e.case_name.empty()) out += " [" + e.case_name + "]";
   return out;
+}
+
+SpeedupRange ClaimedSpeedups(const results::Expectation& e) {
+  const double want = std::max(e.low, 1 + kNoEffectBand);  // as GradeAgainst reads a claim
+  if (e.lowers) return {want, e.high > want ? e.high : std::numeric_limits<double>::infinity()};
+  return {e.high > 0 ? 1 / e.high : 0, 1 / want};  // a cost: the inverse factor
 }
 
 namespace {
@@ -248,7 +254,7 @@ Grade GradeAgainst(const results::Expectation& e, const Measured& m, std::string
     return Grade::kOpposite;
   }
   if (lo >= band_lo && hi <= band_hi) {
-    *why = "the interval lies within +-" + FormatPercent(kNoEffectBand, 0, false);
+    *why = "the interval lies within ±" + FormatPercent(kNoEffectBand, 0, false);
     return Grade::kNoEffect;
   }
   if (lo >= band_hi && hi < want) {
@@ -256,11 +262,11 @@ Grade GradeAgainst(const results::Expectation& e, const Measured& m, std::string
     return Grade::kSmallerThanClaimed;
   }
   if (m.imprecise) {
-    *why = "the interval is wider than +-" + FormatPercent(kImpreciseHalfWidth, 0, false);
+    *why = "the interval is wider than ±" + FormatPercent(kImpreciseHalfWidth, 0, false);
     return Grade::kImprecise;
   }
   if (est > band_lo && est < band_hi) {
-    *why = "a precise interval around an estimate within +-" +
+    *why = "a precise interval around an estimate within ±" +
            FormatPercent(kNoEffectBand, 0, false);
     return Grade::kNoEffect;
   }

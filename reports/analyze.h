@@ -36,6 +36,14 @@ void ClassifyClaim(const std::string& claim, bool* time, bool* memory);
 std::vector<results::Expectation> ClaimFromWords(const std::string& claim);
 // How a claimed effect reads: "1.30-4.00x faster on cuda", "37% less peak memory".
 std::string ClaimedText(const results::Expectation& e);
+// The speedups (baseline / variant time) a time claim states, read as the grading rules
+// read it (SCHEMA.md section 5: no claimed figure means beyond the no-effect band; a
+// cost is the inverse factor): [low, high], 0 and infinity as open ends. Drawn beside
+// the measured interval. (A speedup above a claimed upper end still holds.)
+struct SpeedupRange {
+  double low = 0, high = 0;
+};
+SpeedupRange ClaimedSpeedups(const results::Expectation& time_claim);
 
 // Statistics, effects and verdicts of a trick from its variants and outcome. Idempotent:
 // every derived field is recomputed. The speedups' bootstraps are seeded from the trick's

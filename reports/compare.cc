@@ -286,8 +286,8 @@ std::string OutcomeText(const SpeedupChange& s) {
 }
 
 std::string RuleText(const stats::DecisionRule& r) {
-  return "Holm-corrected p < " + FormatFixed(r.alpha, 2) + " and beyond +-" +
-         FormatPercent(r.min_effect, 1, false) + "; unchanged = interval inside +-" +
+  return "Holm-corrected p < " + FormatFixed(r.alpha, 2) + " and beyond ±" +
+         FormatPercent(r.min_effect, 1, false) + "; unchanged = interval inside ±" +
          FormatPercent(r.min_effect, 1, false);
 }
 

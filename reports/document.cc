@@ -137,6 +137,12 @@ class Checker {
       if (row.low > row.high) {
         return where + "chart '" + c.description + "' row '" + row.label + "': low above high";
       }
+      for (const auto& band : row.claimed) {
+        if (!(band.low >= 0 && band.high > band.low)) {
+          return where + "chart '" + c.description + "' row '" + row.label +
+                 "': claimed band needs 0 <= low < high";
+        }
+      }
     }
     return "";
   }

@@ -102,14 +102,21 @@ struct Table {
 };
 
 // Estimates with their intervals on a log axis, with a reference line at 1 (no change):
-// speedups with 95 % intervals, one row per setting.
+// speedups with 95 % intervals, one row per setting, each beside the range its claim
+// allows (a shaded band), so that the reader sees the claim and the measurement at once.
 struct IntervalChart {
+  // What was claimed on this axis: 0 and infinity are open ends (drawn to the edge).
+  struct Band {
+    double low = 0, high = 0;  // 0 <= low < high
+    std::string label;         // "1.30-4.00x faster"
+  };
   struct Row {
     std::string label;
     double estimate = 1, low = 1, high = 1;  // positive and finite; low <= high
     Tone tone = Tone::kPlain;
     bool tentative = false;  // drawn dashed: not a finding
     std::string tooltip;
+    std::vector<Band> claimed;  // none: nothing claimed for this row on this axis
   };
   std::string description;  // what it shows: its accessible name
   std::string empty_text;   // said instead of a chart with no row

@@ -236,6 +236,18 @@ TEST(Check, ChartValuesMustBeDrawable) {
   auto& row = std::get<IntervalChart>(d.sections[1].blocks[0]).rows[0];
   row.low = 3;  // above high
   EXPECT_EQ(DocumentError(d), "section 'Charts': chart 'speedups' row 'alpha': low above high");
+  for (const IntervalChart::Band bad : {IntervalChart::Band{2, 1, "x"}, IntervalChart::Band{-1, 2, "x"},
+                                        IntervalChart::Band{1, 1, "x"}}) {
+    Document c = Sample();
+    std::get<IntervalChart>(c.sections[1].blocks[0]).rows[0].claimed = {bad};
+    EXPECT_EQ(DocumentError(c), "section 'Charts': chart 'speedups' row 'alpha': claimed band "
+                                "needs 0 <= low < high");
+  }
+  Document open = Sample();  // open ends are what a claim without figures has
+  std::get<IntervalChart>(open.sections[1].blocks[0]).rows[0].claimed = {
+      {1.05, double(INFINITY), "faster"}, {0, 0.9, "slower"}};
+  EXPECT_EQ(DocumentError(open), "");
+  EXPECT_NE(PrintHtml(open).find("<title>claimed: faster</title>"), std::string::npos);
   Document m = Sample();
   std::get<ChangeChart>(m.sections[1].blocks[1]).rows[0].change = std::nan("");
   EXPECT_EQ(Refusal(m), "document 'A & B': section 'Charts': chart 'memory' row 'alpha': change not finite");

@@ -99,6 +99,10 @@ std::string Svg(const IntervalChart& c) {
   for (const auto& row : c.rows) {
     lo = std::min(lo, row.low);
     hi = std::max(hi, row.high);
+    for (const auto& band : row.claimed) {  // a claim's finite ends are on the axis too
+      if (band.low > 0) lo = std::min(lo, band.low);
+      if (std::isfinite(band.high)) hi = std::max(hi, band.high);
+    }
   }
   const double llo = std::log10(lo) - 0.05, lhi = std::log10(hi) + 0.05;
   const int height = kTop + kRowHeight * static_cast<int>(c.rows.size()) + 10;
@@ -114,6 +118,14 @@ std::string Svg(const IntervalChart& c) {
     const auto& row = c.rows[i];
     const double y = kTop + kRowHeight * i + kRowHeight / 2.0;
     const std::string colour = ToneColour(row.tone);
+    for (const auto& band : row.claimed) {  // behind the interval, clipped to the axis
+      const double x0 = band.low > 0 ? std::max(x(band.low), x(std::pow(10, llo))) : x(std::pow(10, llo));
+      const double x1 = std::isfinite(band.high) ? std::min(x(band.high), x(std::pow(10, lhi)))
+                                                 : x(std::pow(10, lhi));
+      s << "<rect class=\"claimed\" x=\"" << Num(x0) << "\" y=\"" << Num(y - 8) << "\" width=\""
+        << Num(std::max(1.0, x1 - x0)) << "\" height=\"16\" fill=\"#9aa5b1\" fill-opacity=\"0.28\">"
+        << "<title>claimed: " << HtmlEscape(band.label) << "</title></rect>";
+    }
     s << "<text x=\"" << kLabelWidth - 8 << "\" y=\"" << Num(y + 4) << "\" text-anchor=\"end\">"
       << HtmlEscape(row.label) << "</text><line x1=\"" << Num(x(row.low)) << "\" x2=\""
       << Num(x(row.high)) << "\" y1=\"" << Num(y) << "\" y2=\"" << Num(y) << "\" stroke=\"" << colour

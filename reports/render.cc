@@ -102,9 +102,9 @@ std::string SummaryLine(const Report& r) {
          std::to_string(n.partly) + " hold in part, " + std::to_string(n.does_not_hold) + " do not hold here, " + std::to_string(n.inconclusive) +
          " inconclusive, " + std::to_string(n.not_applicable) + " not applicable; " +
          std::to_string(n.imprecise) + " of " + std::to_string(n.settings) +
-         " timed settings imprecise (interval wider than +-" +
+         " timed settings imprecise (interval wider than ±" +
          FormatPercent(kImpreciseHalfWidth, 0, false) + ", marked " + kImpreciseMark +
-         "; a finding only where the whole interval lies beyond +-" +
+         "; a finding only where the whole interval lies beyond ±" +
          FormatPercent(kNoEffectBand, 0, false) + ").";
 }
 
@@ -115,9 +115,9 @@ std::string MethodLine(const Report& r) {
          " interval over processes (t; bootstrap from 10 processes; one process: over rounds, "
          "too narrow); p = sign-flip test over processes (from 6), else t; significant below " +
          FormatFixed(kAlpha, 2) + "; imprecise = interval half-width above " +
-         FormatPercent(kImpreciseHalfWidth, 0, false) + "; an effect counts when it is beyond +-" +
+         FormatPercent(kImpreciseHalfWidth, 0, false) + "; an effect counts when it is beyond ±" +
          FormatPercent(kNoEffectBand, 0, false) + " (interval wholly beyond, or a significant "
-         "estimate beyond with a precise interval); no effect = interval within +-" +
+         "estimate beyond with a precise interval); no effect = interval within ±" +
          FormatPercent(kNoEffectBand, 0, false) + ", or a precise interval around an estimate "
          "within it. Files without rounds are marked \"" +
          kRepetitionsMethod + "\" (Hodges-Lehmann interval, Mann-Whitney U).";
@@ -133,7 +133,21 @@ std::string ClaimedCell(const VariantEffect& e) {
   return out.empty() ? "-" : out;
 }
 
-Text GradesText(const VariantEffect& e) {
+// `outcome_follows`: the caller appends the trick's outcome (skipped, invalid...), which
+// is then the reason a setting without grades is not applicable.
+Text GradesText(const VariantEffect& e, bool outcome_follows) {
+  // Not applicable says so once, with its reason ("not applicable (not applicable here)"
+  // said it twice and gave no reason).
+  if (e.verdict == Verdict::kNotApplicable) {
+    Text t{Plain(VerdictName(e.verdict), VerdictTone(e.verdict))};
+    for (const ClaimGrade& g : e.grades) {
+      if (g.grade == Grade::kNotApplicable && !g.detail.empty()) return t += Plain(": " + g.detail);
+    }
+    if (!outcome_follows && !e.verdict_detail.empty()) {  // its first clause says why
+      t += Plain(": " + e.verdict_detail.substr(0, e.verdict_detail.find(';')));
+    }
+    return t;
+  }
   Text t = VerdictText(e.verdict, e.imprecise);
   if (e.grades.size() < 2) {
     if (e.grades.size() == 1 && e.grades[0].grade != Grade::kHolds &&
@@ -165,6 +179,17 @@ doc::Table ClaimsTable(const Trick& t) {
   return table;
 }
 
+// One row per trick: its claim and its verdict, the answer a reader came for.
+doc::Table VerdictTable(const Report& r) {
+  doc::Table table("verdicts", {"trick", "claim", "verdict", "why"});
+  for (const Trick& t : r.tricks) {
+    table.AddRow({Text{doc::Link(t.id, Anchor(t))}, t.claim.empty() ? "-" : t.claim,
+                  VerdictText(t.verdict, t.imprecise),
+                  t.verdict_detail.empty() ? OutcomeText(t) : t.verdict_detail});
+  }
+  return table;
+}
+
 doc::Table SummaryTable(const Report& r) {
   doc::Table table("summary", {"trick", "setting", "claimed", "speedup [95% CI]", "p",
                                "peak memory", "verdict"});
@@ -178,7 +203,7 @@ doc::Table SummaryTable(const Report& r) {
       continue;
     }
     for (const VariantEffect& e : t.effects) {
-      Text verdict = GradesText(e);
+      Text verdict = GradesText(e, t.outcome != results::RunOutcome::kOk);
       verdict += outcome;
       table.AddRow({trick, Setting(e) + " vs " + e.baseline, ClaimedCell(e), SpeedupText(e),
                     e.timed ? FormatP(e.p_value) : "-", MemoryText(e), verdict});
@@ -189,16 +214,24 @@ doc::Table SummaryTable(const Report& r) {
 
 doc::IntervalChart SpeedupChart(const Report& r) {
   doc::IntervalChart chart;
-  chart.description = "speedups with 95% intervals";
+  chart.description = "speedups with 95% intervals; shaded: the range the claim states";
   chart.empty_text = "No timed comparison in this report.";
   for (const Trick& t : r.tricks) {
     for (const VariantEffect& e : t.effects) {
       if (!e.timed) continue;
       const std::string mark = e.imprecise ? std::string(" (") + kImpreciseMark + ")" : "";
-      chart.rows.push_back({t.id + " " + Setting(e) + mark, e.speedup, e.ci_low, e.ci_high,
-                            e.imprecise ? Tone::kMuted : VerdictTone(e.verdict), e.imprecise,
-                            SpeedupText(e) + ", p=" + FormatP(e.p_value) + ", " +
-                                VerdictName(e.verdict) + mark});
+      doc::IntervalChart::Row row{t.id + " " + Setting(e) + mark, e.speedup, e.ci_low, e.ci_high,
+                                  e.imprecise ? Tone::kMuted : VerdictTone(e.verdict),
+                                  e.imprecise,
+                                  SpeedupText(e) + ", p=" + FormatP(e.p_value) + ", " +
+                                      VerdictName(e.verdict) + mark,
+                                  {}};
+      for (const ClaimGrade& g : e.grades) {  // claims for another device are not drawn
+        if (g.expectation.metric != "time" || g.grade == Grade::kNotApplicable) continue;
+        const SpeedupRange claimed = ClaimedSpeedups(g.expectation);
+        row.claimed.push_back({claimed.low, claimed.high, g.claimed});
+      }
+      chart.rows.push_back(std::move(row));
     }
   }
   return chart;
@@ -353,17 +386,22 @@ doc::Section TrickSection(const Trick& t) {
 doc::Document ReportDocument(const Report& r) {
   doc::Document d;
   d.title = "trickbench report: " + r.source;
+  // The answer first: what holds, drawn against what was claimed; then every setting;
+  // how to read the numbers after them.
   d.blocks.push_back(doc::Paragraph{RunLine(r)});
-  d.blocks.push_back(doc::Paragraph{SummaryLine(r)});
-  d.blocks.push_back(doc::Paragraph{MethodLine(r)});
   if (!r.environment_notes.empty()) {
-    doc::Note note{{doc::Strong("Warning:"), Plain(" not every trick ran in the same environment:")},
+    doc::Note note{{doc::Strong("Warning:"),
+                    Plain(" the processes of a trick did not all run in the same environment:")},
                    {}};
     for (const auto& n : r.environment_notes) note.items.push_back(n);
     d.blocks.push_back(note);
   }
-  d.sections.push_back({"Summary", "", {SummaryTable(r)}, {}});
-  d.sections.push_back({"Speedups (95% intervals, log scale)", "", {SpeedupChart(r)}, {}});
+  d.blocks.push_back(doc::Paragraph{SummaryLine(r)});
+  d.sections.push_back({"Verdicts", "", {VerdictTable(r)}, {}});
+  d.sections.push_back({"Speedups (95% intervals, log scale); shaded: what the claim states", "",
+                        {SpeedupChart(r)}, {}});
+  d.sections.push_back({"Every setting", "", {SummaryTable(r)}, {}});
+  d.sections.push_back({"Method", "", {doc::Paragraph{MethodLine(r)}}, {}});
   d.sections.push_back({"Peak memory change", "", {MemoryChart(r)}, {}});
   d.sections.push_back({"Reproducibility and equivalence", "", {ReproducibilityTable(r)}, {}});
   d.sections.push_back({"Environment", "", {EnvironmentTable(r)}, {}});

@@ -34,7 +34,7 @@ TEST(Markdown, FlagsImpreciseAndNamesEveryTrick) {
   EXPECT_NE(md.find("holds (imprecise)"), std::string::npos);
   EXPECT_NE(md.find("1 of 7 timed settings imprecise"), std::string::npos);
   EXPECT_NE(md.find("(schema 1: repetitions, no rounds)"), std::string::npos);
-  EXPECT_NE(md.find("faster (beyond +-5%)"), std::string::npos);
+  EXPECT_NE(md.find("faster (beyond ±5%)"), std::string::npos);
 }
 
 TEST(Html, IsWellFormedSelfContainedAndHasEveryTrick) {
@@ -47,7 +47,16 @@ TEST(Html, IsWellFormedSelfContainedAndHasEveryTrick) {
   }
   EXPECT_EQ(std::regex_search(html, std::regex("(src|href)=\"(https?:)?//")), false);
   EXPECT_EQ(html.find("<script"), std::string::npos);
-  EXPECT_NE(html.find("aria-label=\"speedups with 95% intervals\""), std::string::npos);
+  EXPECT_NE(html.find("aria-label=\"speedups with 95% intervals; shaded: the range the claim "
+                      "states\""),
+            std::string::npos);
+  // Every timed setting with a time claim has that claim drawn beside its interval
+  // (alpha_fast's "faster" from its words: beyond the band, open-ended).
+  EXPECT_NE(html.find("<rect class=\"claimed\""), std::string::npos);
+  EXPECT_NE(html.find("<title>claimed: faster (beyond ±5%)</title>"), std::string::npos);
+  // The answer before the method: the verdicts and the chart come first.
+  EXPECT_LT(html.find(">Verdicts<"), html.find("Speedups (95% intervals"));
+  EXPECT_LT(html.find("Speedups (95% intervals"), html.find(">Method<"));
   EXPECT_NE(html.find("aria-label=\"peak memory change\""), std::string::npos);
   EXPECT_NE(html.find("imprecise"), std::string::npos);
 }

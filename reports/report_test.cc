@@ -64,7 +64,7 @@ TEST(Merge, FixtureRunGetsTheExpectedVerdicts) {
   EXPECT_TRUE(noisy.imprecise);
   // 3.06x [1.06x, 3.96x]: imprecise, but wholly beyond +5 %: faster is known, its size not.
   EXPECT_EQ(noisy.verdict, Verdict::kHolds);
-  EXPECT_NE(noisy.effects[0].verdict_detail.find("faster (beyond +-5%): holds (in the claimed range"),
+  EXPECT_NE(noisy.effects[0].verdict_detail.find("faster (beyond ±5%): holds (in the claimed range"),
             std::string::npos)
       << noisy.effects[0].verdict_detail;
   EXPECT_TRUE(noisy.effects[0].imprecise);
@@ -143,7 +143,7 @@ TEST(Merge, CheckedResultIsOkButUntimed) {
   ASSERT_EQ(t.effects.size(), 1u);
   EXPECT_FALSE(t.effects[0].timed);
   EXPECT_EQ(t.verdict, Verdict::kInconclusive);
-  EXPECT_EQ(t.effects[0].verdict_detail, "faster (beyond +-5%): not settled (not timed)");
+  EXPECT_EQ(t.effects[0].verdict_detail, "faster (beyond ±5%): not settled (not timed)");
 }
 
 TEST(Claims, AreClassifiedAsDocumented) {
