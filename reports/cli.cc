@@ -7,6 +7,7 @@
 #include "common/atomic_file.h"
 #include "common/flags.h"
 #include "reports/compare.h"
+#include "reports/compare_render.h"
 #include "reports/html_printer.h"
 #include "reports/load.h"
 #include "reports/markdown_printer.h"

@@ -3,7 +3,7 @@
 //
 //   const Report o = LoadReportOrResult("old/report.json"), n = LoadReportOrResult("new/report.json");
 //   const ReportDiff diff = CompareReports(o, n, {/*alpha=*/0.05, /*min_effect=*/0.05});
-//   std::cout << doc::PrintMarkdown(DiffDocument(diff, /*fail_percent=*/10.0));
+//   std::cout << doc::PrintMarkdown(DiffDocument(diff, /*fail_percent=*/10.0));  // compare_render.h
 //   if (Regressions(diff, 10.0) > 0) return 1;   // --fail_on_regression=10
 //
 // What is tested, and why:
@@ -24,7 +24,6 @@
 #include <string>
 #include <vector>
 
-#include "reports/document.h"
 #include "reports/report.h"
 #include "stats/speedup.h"
 
@@ -91,9 +90,6 @@ std::string WhyNotOneSession(const Report& old_report, const Report& new_report)
 // Outcomes "slower" (Holm-corrected) whose slowdown exceeds `percent` %: speedups that
 // fell by more than that, and in an A/B session times that grew by more than that.
 int Regressions(const ReportDiff& diff, double percent);
-
-// The comparison as a document; with `fail_percent` it states the CI check's result.
-doc::Document DiffDocument(const ReportDiff& diff, std::optional<double> fail_percent);
 
 // Keys whose difference makes old and new numbers incomparable.
 const std::vector<std::string>& IncomparableEnvironmentKeys();

@@ -2,6 +2,7 @@
 // the corrected rule, absolute times tested only within one A/B session, tricks on one
 // side listed, environment and machine-state differences warned about.
 #include "reports/compare.h"
+#include "reports/compare_render.h"
 
 #include <gtest/gtest.h>
 

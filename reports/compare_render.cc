@@ -1,0 +1,185 @@
+#include "reports/compare_render.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "reports/analyze.h"
+#include "reports/format.h"
+
+namespace trickbench {
+namespace reports {
+
+namespace {
+
+using doc::Code;
+using doc::Plain;
+using doc::Text;
+using doc::Tone;
+
+Tone OutcomeTone(stats::ChangeOutcome o) {
+  switch (o) {
+    case stats::ChangeOutcome::kFaster: return Tone::kGood;
+    case stats::ChangeOutcome::kSlower: return Tone::kBad;
+    case stats::ChangeOutcome::kUnchanged: return Tone::kPlain;
+    case stats::ChangeOutcome::kUnknown: return Tone::kUncertain;
+  }
+  return Tone::kPlain;
+}
+
+std::string ChangeText(const stats::Change& c) {
+  return FormatPercent(c.ratio - 1) + " [" + FormatPercent(c.low - 1) + ", " +
+         FormatPercent(c.high - 1) + "]";
+}
+
+std::string SpeedupText(double s, double lo, double hi, const std::string& method) {
+  return FormatRatio(s) + " [" + FormatRatio(lo) + ", " + FormatRatio(hi) + "]" +
+         (method == kRepetitionsMethod ? " (schema 1)" : "");
+}
+
+std::string OutcomeText(const SpeedupChange& s) {
+  std::string out = stats::ChangeOutcomeName(s.change.outcome);
+  if (s.change.outcome != stats::ChangeOutcome::kUnknown) return out;
+  if (s.processes_to_settle) {
+    return out + ": about " + std::to_string(*s.processes_to_settle) + " processes x " +
+           std::to_string(*s.rounds_to_settle) + " rounds on each side would settle it";
+  }
+  if (s.old_method == kRepetitionsMethod || s.new_method == kRepetitionsMethod) {
+    return out + ": re-run with the current trick binaries (rounds over processes) to settle it";
+  }
+  return out + ": more than 1000 processes would be needed";
+}
+
+std::string RuleText(const stats::DecisionRule& r) {
+  return "Holm-corrected p < " + FormatFixed(r.alpha, 2) + " and beyond ±" +
+         FormatPercent(r.min_effect, 1, false) + "; unchanged = interval inside ±" +
+         FormatPercent(r.min_effect, 1, false);
+}
+
+std::string Counts(const std::vector<stats::Change>& changes) {
+  int n[4] = {0, 0, 0, 0};
+  for (const auto& c : changes) ++n[static_cast<int>(c.outcome)];
+  return std::to_string(n[0]) + " faster, " + std::to_string(n[1]) + " slower, " +
+         std::to_string(n[2]) + " unchanged, " + std::to_string(n[3]) + " unknown";
+}
+
+std::string SummaryLine(const ReportDiff& c) {
+  std::vector<stats::Change> speedups;
+  for (const auto& s : c.speedups) speedups.push_back(s.change);
+  std::string line = "Speedups over the baseline, " + std::to_string(speedups.size()) +
+                     " settings: " + Counts(speedups) + " (" + RuleText(c.rule) + ").";
+  if (c.geomean_ratio) {
+    line += " Geometric mean of new/old median time over " + std::to_string(c.times.size()) +
+            " benchmarks: " + FormatFixed(*c.geomean_ratio, 3) + " (" +
+            FormatPercent(*c.geomean_ratio - 1) + ")";
+    line += c.same_session ? "." : ", not tested.";
+  }
+  return line;
+}
+
+Text RegressionLine(const ReportDiff& c, double fail_percent) {
+  const int n = Regressions(c, fail_percent);
+  if (n == 0) {
+    return {Plain("CI check: no regression beyond " + FormatFixed(fail_percent, 1) +
+                      "% (outcome slower, " + RuleText(c.rule) + ").",
+                  Tone::kGood)};
+  }
+  return {Plain("CI check FAILED: " + std::to_string(n) + " regression(s) beyond " +
+                    FormatFixed(fail_percent, 1) + "% (outcome slower, " + RuleText(c.rule) + ").",
+                Tone::kBad)};
+}
+
+Text EnvironmentItem(const EnvDifference& e) {
+  return {Plain(e.key + ": "), Code(e.old_value), Plain(" -> "), Code(e.new_value)};
+}
+
+doc::Table SpeedupTable(const ReportDiff& c) {
+  doc::Table table("speedups", {"trick", "setting", "old speedup [95% CI]", "new speedup [95% CI]",
+                                "new/old [95% CI]", "p (Holm)", "outcome"});
+  for (const auto& s : c.speedups) {
+    table.AddRow({s.trick, SettingName(s.case_name, s.variant),
+                  SpeedupText(s.old_speedup, s.old_low, s.old_high, s.old_method),
+                  SpeedupText(s.new_speedup, s.new_low, s.new_high, s.new_method),
+                  ChangeText(s.change), FormatP(s.change.p_adjusted),
+                  doc::Cell(OutcomeText(s), OutcomeTone(s.change.outcome))});
+  }
+  return table;
+}
+
+doc::Table TimesTable(const ReportDiff& c) {
+  if (c.same_session) {
+    doc::Table table("times", {"trick", "setting", "old median", "new median", "pairs",
+                               "old/new time [95% CI]", "p (Holm)", "outcome"});
+    for (const auto& b : c.times) {
+      const std::string setting = SettingName(b.case_name, b.variant) + (b.baseline ? " (baseline)" : "");
+      if (!b.change) {
+        table.AddRow({b.trick, setting, FormatNs(b.old_median), FormatNs(b.new_median),
+                      std::to_string(b.pairs), "-", "-", "not tested (fewer than 2 pairs)"});
+        continue;
+      }
+      table.AddRow({b.trick, setting, FormatNs(b.old_median), FormatNs(b.new_median),
+                    std::to_string(b.pairs), ChangeText(*b.change), FormatP(b.change->p_adjusted),
+                    doc::Cell(stats::ChangeOutcomeName(b.change->outcome),
+                              OutcomeTone(b.change->outcome))});
+    }
+    return table;
+  }
+  doc::Table table("times", {"trick", "setting", "old median", "new median", "new/old"});
+  for (const auto& b : c.times) {
+    table.AddRow({b.trick, SettingName(b.case_name, b.variant) + (b.baseline ? " (baseline)" : ""),
+                  FormatNs(b.old_median), FormatNs(b.new_median),
+                  FormatPercent(b.new_median / b.old_median - 1)});
+  }
+  return table;
+}
+
+}  // namespace
+
+doc::Document DiffDocument(const ReportDiff& c, std::optional<double> fail_percent) {
+  doc::Document d;
+  d.title = "trickbench compare: " + c.old_source + " -> " + c.new_source;
+  doc::Note incomparable{{doc::Strong("Warning: the environments differ; these numbers are not "
+                                      "comparable as a before/after of the code:")},
+                         {}};
+  doc::List other;
+  for (const auto& e : c.environment) {
+    (e.incomparable ? incomparable.items : other.items).push_back(EnvironmentItem(e));
+  }
+  if (!incomparable.items.empty()) d.blocks.push_back(incomparable);
+  if (!c.machine.empty()) {
+    doc::Note machine{{doc::Strong("Warning: the machine's state differed between the runs:")}, {}};
+    for (const auto& m : c.machine) machine.items.push_back(m);
+    d.blocks.push_back(machine);
+  }
+  d.blocks.push_back(doc::Paragraph{SummaryLine(c)});
+  if (c.one_process > 0) {
+    d.blocks.push_back(doc::Paragraph{
+        {doc::Strong("Note:"),
+         Plain(" " + std::to_string(c.one_process) +
+               " setting(s) were measured in one process on a side: their intervals leave out "
+               "the variation between processes, so they raise false alarms more often than "
+               "alpha; run more processes (run_all --processes) to trust them.")}});
+  }
+  if (fail_percent) d.blocks.push_back(doc::Paragraph{RegressionLine(c, *fail_percent)});
+  d.blocks.push_back(SpeedupTable(c));
+  if (!c.times.empty()) {
+    const std::string intro =
+        c.same_session
+            ? "One A/B session: per benchmark, process k of the old build paired with process k "
+              "of the new one (log ratio of their medians), a t interval over the pairs, " +
+                  RuleText(c.rule) + "."
+            : "Shown, not tested: " + c.times_note + ".";
+    d.sections.push_back({"Absolute times", "", {doc::Paragraph{intro}, TimesTable(c)}, {}});
+  }
+  if (!c.only_old.empty() || !c.only_new.empty() || !c.not_compared.empty()) {
+    doc::List list;
+    for (const auto& id : c.only_old) list.items.push_back(id + ": only in old");
+    for (const auto& id : c.only_new) list.items.push_back(id + ": only in new");
+    for (const auto& s : c.not_compared) list.items.push_back(s + " (no timings on both sides)");
+    d.sections.push_back({"Not compared", "", {list}, {}});
+  }
+  if (!other.items.empty()) d.sections.push_back({"Other environment differences", "", {other}, {}});
+  return d;
+}
+
+}  // namespace reports
+}  // namespace trickbench

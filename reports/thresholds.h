@@ -1,0 +1,19 @@
+// The statistical settings every report states (report.json "statistics") and
+// reports/SCHEMA.md explains: one place, read by the grading, the claims and the printers.
+#pragma once
+
+namespace trickbench {
+namespace reports {
+
+// The statistical settings every report states (and SCHEMA.md explains).
+inline constexpr double kAlpha = 0.05;               // test level; intervals are 1 - alpha
+inline constexpr double kImpreciseHalfWidth = 0.10;  // relative half-width above = imprecise
+inline constexpr double kNoEffectBand = 0.05;        // |speedup - 1| within 5 % = no effect
+inline constexpr int kMaxRepetitionsAdvice = 1000;   // schema 1 advice
+// Shown beside a variant's times when reached: it allocates fresh pages (whose faults
+// cost more than many kernels) or it was preempted during most samples.
+inline constexpr double kManyFaultsPerIteration = 1;
+inline constexpr double kManySwitchesPerSample = 1;
+
+}  // namespace reports
+}  // namespace trickbench
