@@ -40,6 +40,10 @@ namespace noise {
 // The default trick set: quick CPU tricks spanning the catalog's categories.
 const std::vector<std::string>& DefaultTricks();
 
+// A planted slowdown factor as the study writes it: "1.10" (session folders plant-1.10-K,
+// --plant_slowdown=all:1.10, the summary's "planted x1.10").
+std::string FactorName(double f);
+
 struct Tally {
   int comparisons = 0, hits = 0;
   void Add(bool hit) {
