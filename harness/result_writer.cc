@@ -38,7 +38,7 @@ results::ResultFile NewResultFile(const TrickDef& def, const RunOptions& opts,
   for (const auto& v : def.variants()) t.variants.push_back(v.name);
   t.cases = def.cases(device);
   t.reproduced_variant = def.reproduced_variant();
-  t.tolerance = {def.tolerance().rtol, def.tolerance().atol, def.tolerance().bitwise()};
+  t.tolerance = def.tolerance();
   t.settings.threads = at::get_num_threads();
   t.settings.repetitions = opts.rounds;
   t.settings.rounds = opts.rounds;

@@ -96,7 +96,8 @@
 #include <string>
 #include <vector>
 
-#include "results/result_file.h"
+#include "results/expectation.h"
+#include "results/tolerance.h"
 
 namespace trickbench {
 
@@ -189,11 +190,7 @@ Effect Fewer(std::string counter, double low = 0, double high = 0);
 Effect More(std::string counter, double low = 0, double high = 0);
 }  // namespace claim
 
-struct Tolerance {
-  double rtol = 0;
-  double atol = 0;
-  bool bitwise() const { return rtol == 0 && atol == 0; }
-};
+using Tolerance = results::Tolerance;  // results/tolerance.h: bitwise, or rtol and atol
 
 // The registered description of a trick. Built with the chained setters below.
 class TrickDef {

@@ -82,9 +82,7 @@ Trick TrickOf(const results::ResultFile& file, const std::string& path) {
   t.repetitions = r.settings.repetitions;
   t.min_time = r.settings.min_time;
   t.seed = r.settings.seed;
-  t.rtol = r.tolerance.rtol;
-  t.atol = r.tolerance.atol;
-  t.bitwise = r.tolerance.bitwise;
+  t.tolerance = r.tolerance;
   t.reproduced_variant = r.reproduced_variant;
   if (r.reproducibility) {
     t.reproducibility = Reproducibility{r.reproducibility->checked,

@@ -57,8 +57,8 @@ std::string OutcomeText(const Trick& t) {
 }
 
 std::string ToleranceText(const Trick& t) {
-  if (t.bitwise) return "bitwise";
-  return "rtol " + FormatFixed(t.rtol, 6) + ", atol " + FormatFixed(t.atol, 6);
+  if (t.tolerance.bitwise()) return "bitwise";
+  return "rtol " + FormatFixed(t.tolerance.rtol, 6) + ", atol " + FormatFixed(t.tolerance.atol, 6);
 }
 
 // "yes" when every optimized variant matched its baseline within the tolerance.

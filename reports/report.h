@@ -136,13 +136,13 @@ struct Trick {
   // schema 1 files (repetitions, no rounds).
   int processes = 0, rounds = 0;
   // Processes of this trick that run_all ran but the report left out, and why
-  // ("process 3: timeout: ..."); the trick's numbers come from the others.
+  // ("process 3: timeout: ..."; the trick's numbers come from the others), and the
+  // environment it set itself (run_environment.h).
   std::vector<std::string> process_notes;
   int threads = 0, repetitions = 0;
   double min_time = 0;
   uint64_t seed = 0;
-  double rtol = 0, atol = 0;
-  bool bitwise = false;
+  results::Tolerance tolerance;
   std::string reproduced_variant;
   std::optional<Reproducibility> reproducibility;
   std::vector<Variant> variants;

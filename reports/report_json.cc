@@ -58,7 +58,7 @@ Json VariantJson(const Variant& v) {
 Json GradesJson(const std::vector<ClaimGrade>& grades) {
   Json out = Json::array();
   for (const ClaimGrade& g : grades) {
-    out.push_back({{"expectation", g.expectation.ToJson()},
+    out.push_back({{"expectation", results::ToJson(g.expectation)},
                    {"claimed", g.claimed},
                    {"measured", g.measured},
                    {"grade", GradeName(g.grade)},
@@ -134,7 +134,7 @@ Json ReportToJson(const Report& r) {
                       {"claims", {{"time", t.claims_time}, {"memory", t.claims_memory}}},
                       {"expectations", [&] {
                          Json a = Json::array();
-                         for (const auto& e : t.expectations) a.push_back(e.ToJson());
+                         for (const auto& e : t.expectations) a.push_back(results::ToJson(e));
                          return a;
                        }()},
                       {"expectations_from_words", t.expectations_from_words},
@@ -152,7 +152,10 @@ Json ReportToJson(const Report& r) {
                         {"repetitions", t.repetitions},
                         {"min_time", t.min_time},
                         {"seed", t.seed}}},
-                      {"tolerance", {{"rtol", t.rtol}, {"atol", t.atol}, {"bitwise", t.bitwise}}},
+                      {"tolerance",
+                       {{"rtol", t.tolerance.rtol},
+                        {"atol", t.tolerance.atol},
+                        {"bitwise", t.tolerance.bitwise()}}},
                       {"reproduced_variant", t.reproduced_variant},
                       {"reproducibility", rep},
                       {"variants", variants},
@@ -270,7 +273,7 @@ Report ReportFromJson(const Json& j, const std::string& file) {
       const Json& es = f.Array(tj, p, "expectations");
       for (size_t k = 0; k < es.size(); ++k) {
         t.expectations.push_back(
-            results::Expectation::FromJson(f, es[k], JsonPath(JsonPath(p, "expectations"), k)));
+            results::ExpectationFromJson(f, es[k], JsonPath(JsonPath(p, "expectations"), k)));
       }
       if (tj.contains("expectations_from_words")) {
         t.expectations_from_words = f.Bool(tj, p, "expectations_from_words");
@@ -291,9 +294,9 @@ Report ReportFromJson(const Json& j, const std::string& file) {
     t.min_time = f.Number(s, JsonPath(p, "settings"), "min_time");
     t.seed = static_cast<uint64_t>(f.Int(s, JsonPath(p, "settings"), "seed", 0));
     const Json& tol = f.Object(tj, p, "tolerance");
-    t.rtol = f.Number(tol, JsonPath(p, "tolerance"), "rtol");
-    t.atol = f.Number(tol, JsonPath(p, "tolerance"), "atol");
-    t.bitwise = f.Bool(tol, JsonPath(p, "tolerance"), "bitwise");
+    t.tolerance.rtol = f.Number(tol, JsonPath(p, "tolerance"), "rtol");
+    t.tolerance.atol = f.Number(tol, JsonPath(p, "tolerance"), "atol");
+    f.Bool(tol, JsonPath(p, "tolerance"), "bitwise");  // derived: the figures decide
     t.reproduced_variant = f.String(tj, p, "reproduced_variant");
     const Json& rep = f.Member(tj, p, "reproducibility");
     if (!rep.is_null()) {

@@ -59,7 +59,7 @@ inline results::ResultFile SimulatedResult(const SimulatedTrick& trick, int proc
   t.variants = {"baseline", "optimized"};
   t.cases = {""};
   t.reproduced_variant = "optimized";
-  t.tolerance = {0, 0, true};
+  t.tolerance = {};  // bitwise
   t.settings.threads = 1;
   t.settings.rounds = static_cast<int>(base.size());
   t.settings.repetitions = t.settings.rounds;

@@ -154,14 +154,13 @@ CaseRounds ReadCaseRounds(const Fields& f, const Json& j, const std::string& pat
 
 }  // namespace
 
-Json Expectation::ToJson() const {
-  const Expectation& e = *this;
+Json ToJson(const Expectation& e) {
   return {{"metric", e.metric}, {"lowers", e.lowers},   {"low", e.low},
           {"high", e.high},     {"device", e.device},   {"variant", e.variant},
           {"case", e.case_name}, {"note", e.note}};
 }
 
-Expectation Expectation::FromJson(const Fields& f, const Json& j, const std::string& path) {
+Expectation ExpectationFromJson(const Fields& f, const Json& j, const std::string& path) {
   Expectation e;
   e.metric = f.String(j, path, "metric");
   if (e.metric.empty()) f.Fail(JsonPath(path, "metric"), "empty");
@@ -202,7 +201,7 @@ Json TrickResultJson(const TrickResult& t) {
             {"claim", t.claim},
             {"expectations", [&] {
                Json a = Json::array();
-               for (const Expectation& e : t.expectations) a.push_back(e.ToJson());
+               for (const Expectation& e : t.expectations) a.push_back(ToJson(e));
                return a;
              }()},
             {"needs_cuda", t.needs_cuda},
@@ -216,7 +215,7 @@ Json TrickResultJson(const TrickResult& t) {
             {"tolerance",
              {{"rtol", t.tolerance.rtol},
               {"atol", t.tolerance.atol},
-              {"bitwise", t.tolerance.bitwise}}},
+              {"bitwise", t.tolerance.bitwise()}}},
             {"settings", settings},
             {"nvtx", t.nvtx}};
   if (t.checks) {
@@ -370,7 +369,7 @@ ResultFile ResultFile::FromJson(const Json& j, const std::string& file) {
     t.has_expectations = true;
     const Json& es = f.Array(tb, tpath, "expectations");
     for (size_t i = 0; i < es.size(); ++i) {
-      t.expectations.push_back(Expectation::FromJson(f, es[i], JsonPath("trickbench.expectations", i)));
+      t.expectations.push_back(ExpectationFromJson(f, es[i], JsonPath("trickbench.expectations", i)));
     }
   }
   if (tb.contains("needs_cuda")) t.needs_cuda = f.Bool(tb, tpath, "needs_cuda");
@@ -390,7 +389,12 @@ ResultFile ResultFile::FromJson(const Json& j, const std::string& file) {
   const Json& tol = f.Object(tb, tpath, "tolerance");
   t.tolerance.rtol = f.Number(tol, "trickbench.tolerance", "rtol");
   t.tolerance.atol = f.Number(tol, "trickbench.tolerance", "atol");
-  t.tolerance.bitwise = f.Bool(tol, "trickbench.tolerance", "bitwise");
+  // Written for readers of the JSON alone; the figures decide, and must agree with it.
+  if (f.Bool(tol, "trickbench.tolerance", "bitwise") != t.tolerance.bitwise()) {
+    f.Fail("trickbench.tolerance.bitwise",
+           std::string("is ") + (t.tolerance.bitwise() ? "false" : "true") + " but rtol and atol " +
+               (t.tolerance.bitwise() ? "are both 0" : "are not both 0"));
+  }
 
   const std::string spath = "trickbench.settings";
   const Json& settings = f.Object(tb, tpath, "settings");

@@ -28,7 +28,9 @@
 #include <vector>
 
 #include "results/checked_json.h"
+#include "results/expectation.h"
 #include "results/status.h"
+#include "results/tolerance.h"
 
 namespace trickbench {
 namespace results {
@@ -38,12 +40,6 @@ namespace results {
 // Benchmark repetitions, no rounds) are still read, with `rounds` empty.
 inline constexpr int kResultSchemaVersion = 2;
 inline constexpr int kOldestReadableResultSchemaVersion = 1;
-
-struct Tolerance {
-  double rtol = 0;
-  double atol = 0;
-  bool bitwise = true;  // rtol and atol both 0: bitwise equality
-};
 
 // How the trick was run (trickbench.settings).
 struct Settings {
@@ -139,24 +135,9 @@ struct CaseRounds {
   std::vector<const RoundSample*> Of(int variant) const;
 };
 
-// What the article claims one variant does to one metric (trickbench.expectations[],
-// SCHEMA.md "Claims"): the report grades each measured setting against it.
-// The factor is baseline / variant when the claim is that the variant lowers the metric
-// (a speedup; a memory saving of 37 % is a factor 1 / 0.63), variant / baseline when it
-// raises it (a cost the article warns of). One scale for every metric keeps one grading.
-struct Expectation {
-  static Expectation FromJson(const Fields& f, const Json& j, const std::string& path);
-  Json ToJson() const;
-
-  std::string metric;    // "time", "memory" (peak: the device's on CUDA) or a checks counter
-  bool lowers = true;    // the variant lowers the metric; false: raises it
-  double low = 0;        // the claimed factor's lower end; 0: no figure, any material effect
-  double high = 0;       // its upper end; 0: none given
-  std::string device;    // "cuda" or "cpu": where the article's figure applies; "" anywhere
-  std::string variant;   // the variant it is about; "" every non-baseline variant
-  std::string case_name; // the case it is about; "" every case
-  std::string note;      // why it applies only there, or where the figure comes from
-};
+// The JSON of a claim (trickbench.expectations[], SCHEMA.md "Claims"; expectation.h).
+Expectation ExpectationFromJson(const Fields& f, const Json& j, const std::string& path);
+Json ToJson(const Expectation& e);
 
 // The "trickbench" object.
 struct TrickResult {

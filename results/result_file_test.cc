@@ -215,6 +215,8 @@ TEST(ResultFile, RejectsBadInputNamingTheField) {
        "r.json: trickbench.cases[0]: expected a string, got null"},
       {[](Json& j) { j["trickbench"]["tolerance"]["rtol"] = "1e-5"; },
        "r.json: trickbench.tolerance.rtol: expected a number, got a string"},
+      {[](Json& j) { j["trickbench"]["tolerance"]["bitwise"] = true; },  // rtol 1e-5 in it
+       "r.json: trickbench.tolerance.bitwise: is true but rtol and atol are not both 0"},
       {[](Json& j) { j["trickbench"]["settings"]["threads"] = -1; },
        "r.json: trickbench.settings.threads: out of range: -1"},
       {[](Json& j) { j["trickbench"]["settings"]["repetitions"] = 1.5; },

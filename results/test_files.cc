@@ -23,7 +23,7 @@ ResultFile FullResult() {
   t.variants = {"baseline", "optimized"};
   t.cases = {"small", "large"};
   t.reproduced_variant = "optimized";
-  t.tolerance = {1e-5, 1e-6, false};
+  t.tolerance = {1e-5, 1e-6};
   t.settings.threads = 2;
   t.settings.repetitions = 3;
   t.settings.min_time = 0.1;
