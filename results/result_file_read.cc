@@ -1,0 +1,337 @@
+// The result file read: every field checked, errors naming the file and the field
+// (checked_json.h), Google Benchmark's sample entries parsed. Writing it is
+// result_file.cc.
+#include "results/result_file.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <set>
+
+namespace trickbench {
+namespace results {
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+const std::set<std::string>& SettingsKeys() {
+  static const std::set<std::string> keys = {"threads", "repetitions", "min_time", "seed",
+                                             "check_steps", "random_interleaving", "timing",
+                                             "rounds", "process", "plant"};
+  return keys;
+}
+
+double NsPerUnit(const std::string& unit) {
+  if (unit == "ns") return 1;
+  if (unit == "us") return 1e3;
+  if (unit == "ms") return 1e6;
+  if (unit == "s") return 1e9;
+  return 0;
+}
+
+std::string Fixed3(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3f", v);
+  return buf;
+}
+
+CaseRounds ReadCaseRounds(const Fields& f, const Json& j, const std::string& path, int variants) {
+  CaseRounds c;
+  c.case_name = f.String(j, path, "case");
+  c.order_seed = static_cast<uint64_t>(f.Int(j, path, "order_seed", 0));
+  const Json& its = f.Array(j, path, "iterations");
+  if (static_cast<int>(its.size()) != variants) {
+    f.Fail(JsonPath(path, "iterations"), "expected one count per variant (" +
+                                             std::to_string(variants) + "), got " +
+                                             std::to_string(its.size()));
+  }
+  for (size_t i = 0; i < its.size(); ++i) {
+    c.iterations.push_back(f.IntAt(its, JsonPath(path, "iterations"), i, 1));
+  }
+  const std::string spath = JsonPath(path, "samples");
+  const Json& cols = f.Object(j, path, "samples");
+  const size_t n = f.Array(cols, spath, "round").size();
+  auto column = [&](const char* name) -> const Json& {
+    const Json& a = f.Array(cols, spath, name);
+    if (a.size() != n) {
+      f.Fail(JsonPath(spath, name), "has " + std::to_string(a.size()) + " values, round has " +
+                                        std::to_string(n));
+    }
+    return a;
+  };
+  const Json &round = column("round"), &position = column("position"), &variant = column("variant"),
+             &start = column("start_seconds"), &iterations = column("iterations"),
+             &ns = column("ns_per_iteration"), &cpu = column("cpu_ns_per_iteration"),
+             &inv = column("involuntary_switches"), &vol = column("voluntary_switches"),
+             &faults = column("minor_faults_per_iteration"), &steal = column("steal_seconds");
+  for (size_t i = 0; i < n; ++i) {
+    RoundSample s;
+    auto at = [&](const char* name) { return JsonPath(JsonPath(spath, name), i); };
+    s.round = static_cast<int>(f.IntAt(round, JsonPath(spath, "round"), i, 0, INT32_MAX));
+    s.position = static_cast<int>(f.IntAt(position, JsonPath(spath, "position"), i, 0, variants - 1));
+    s.variant = static_cast<int>(f.IntAt(variant, JsonPath(spath, "variant"), i, 0, variants - 1));
+    s.start_seconds = f.NumberAt(start, JsonPath(spath, "start_seconds"), i);
+    s.iterations = f.IntAt(iterations, JsonPath(spath, "iterations"), i, 1);
+    s.ns_per_iteration = f.NumberAt(ns, JsonPath(spath, "ns_per_iteration"), i);
+    if (!(s.ns_per_iteration > 0)) {
+      f.Fail(at("ns_per_iteration"), "not a positive time (a ratio needs positive times)");
+    }
+    s.cpu_ns_per_iteration = f.NumberAt(cpu, JsonPath(spath, "cpu_ns_per_iteration"), i);
+    s.involuntary_switches = f.IntAt(inv, JsonPath(spath, "involuntary_switches"), i, 0);
+    s.voluntary_switches = f.IntAt(vol, JsonPath(spath, "voluntary_switches"), i, 0);
+    s.minor_faults_per_iteration = f.NumberAt(faults, JsonPath(spath, "minor_faults_per_iteration"), i);
+    s.steal_seconds = f.NumberAt(steal, JsonPath(spath, "steal_seconds"), i);
+    c.samples.push_back(s);
+  }
+  return c;
+}
+
+}  // namespace
+
+Expectation ExpectationFromJson(const Fields& f, const Json& j, const std::string& path) {
+  Expectation e;
+  e.metric = f.String(j, path, "metric");
+  if (e.metric.empty()) f.Fail(JsonPath(path, "metric"), "empty");
+  e.lowers = f.Bool(j, path, "lowers");
+  e.low = f.Number(j, path, "low");
+  e.high = f.Number(j, path, "high");
+  if (e.low < 0 || e.high < 0 || (e.high > 0 && e.high < e.low)) {
+    f.Fail(path, "claimed range [" + std::to_string(e.low) + ", " + std::to_string(e.high) +
+                     "] is not a range of factors (0 <= low <= high, high 0 for none)");
+  }
+  e.device = f.String(j, path, "device");
+  e.variant = f.String(j, path, "variant");
+  e.case_name = f.String(j, path, "case");
+  e.note = f.String(j, path, "note");
+  return e;
+}
+
+namespace {
+
+Reproducibility ReadReproducibility(const Fields& f, const Json& tb) {
+  const std::string path = "trickbench.reproducibility";
+  const Json& r = f.Object(tb, "trickbench", "reproducibility");
+  Reproducibility rep;
+  rep.checked = f.Bool(r, path, "checked");
+  // Result files from before these fields were fixed omit them when nothing was checked.
+  if (rep.checked || r.contains("bitwise_reproducible")) {
+    rep.bitwise_reproducible = f.Bool(r, path, "bitwise_reproducible");
+  }
+  if (rep.checked || r.contains("fingerprint")) rep.fingerprint = f.String(r, path, "fingerprint");
+  rep.detail = f.String(r, path, "detail");
+  if (r.contains("variant")) rep.variant = f.String(r, path, "variant");
+  if (r.contains("cases")) {
+    const Json& cases = f.Array(r, path, "cases");
+    for (size_t i = 0; i < cases.size(); ++i) {
+      const std::string cpath = JsonPath(JsonPath(path, "cases"), i);
+      ReproducibilityCase c;
+      c.case_name = f.String(cases[i], cpath, "case");
+      c.bitwise_reproducible = f.Bool(cases[i], cpath, "bitwise_reproducible");
+      if (f.Has(cases[i], cpath, "fingerprint")) c.fingerprint = f.String(cases[i], cpath, "fingerprint");
+      if (cases[i].contains("first_difference")) {
+        c.first_difference = f.String(cases[i], cpath, "first_difference");
+      }
+      if (cases[i].contains("error")) c.error = f.String(cases[i], cpath, "error");
+      rep.cases.push_back(std::move(c));
+    }
+  }
+  return rep;
+}
+
+VariantCheck ReadVariantCheck(const Fields& f, const Json& v, const std::string& path) {
+  VariantCheck c;
+  c.name = f.String(v, path, "name");
+  c.benchmark = f.String(v, path, "benchmark");
+  c.equivalent = f.Bool(v, path, "equivalent");
+  c.max_abs_diff = f.NumberOrNull(v, path, "max_abs_diff", kInfinity);
+  c.max_rel_diff = f.NumberOrNull(v, path, "max_rel_diff", kInfinity);
+  c.equivalence_detail = f.String(v, path, "equivalence_detail");
+  c.active = f.Bool(v, path, "active");
+  c.inactive_reason = f.String(v, path, "inactive_reason");
+  if (v.contains("setup_bytes")) c.setup_bytes = f.Int(v, path, "setup_bytes");
+  c.peak_bytes = f.Int(v, path, "peak_bytes", 0);
+  c.run_peak_bytes = f.Int(v, path, "run_peak_bytes");
+  c.allocations = f.Int(v, path, "allocations", 0);
+  if (v.contains("counters")) {
+    const std::string cpath = JsonPath(path, "counters");
+    const Json& counters = f.Object(v, path, "counters");
+    for (const auto& [k, value] : counters.items()) {
+      c.counters[k] = f.NumberOrNull(counters, cpath, k, kNaN);
+    }
+  }
+  return c;
+}
+
+}  // namespace
+
+std::map<std::string, std::vector<double>> SamplesNs(const Json& benchmarks,
+                                                     const std::string& file) {
+  const Fields f(file);
+  std::map<std::string, std::vector<double>> samples;
+  if (!benchmarks.is_array()) f.Fail("benchmarks", "expected an array, got " + TypeName(benchmarks));
+  for (size_t i = 0; i < benchmarks.size(); ++i) {
+    const std::string path = JsonPath("benchmarks", i);
+    const Json& b = benchmarks[i];
+    const std::string name = f.String(b, path, "name");
+    const std::string run_type = f.String(b, path, "run_type");
+    if (run_type != "iteration") continue;
+    if (b.contains("error_occurred") && f.Bool(b, path, "error_occurred")) continue;
+    const double time = f.Number(b, path, "real_time");
+    if (time < 0) f.Fail(JsonPath(path, "real_time"), "negative time " + Fixed3(time));
+    if (time == 0) f.Fail(JsonPath(path, "real_time"), "zero time (a ratio needs positive times)");
+    const std::string unit = f.String(b, path, "time_unit");
+    if (NsPerUnit(unit) == 0) f.Fail(JsonPath(path, "time_unit"), "unknown unit '" + unit + "'");
+    const std::string run_name = b.contains("run_name") ? f.String(b, path, "run_name") : name;
+    const double ns = time * NsPerUnit(unit);
+    if (!std::isfinite(ns) || !(ns > 0)) f.Fail(JsonPath(path, "real_time"), "out of range in ns");
+    samples[run_name].push_back(ns);
+  }
+  return samples;
+}
+
+ResultFile ResultFile::FromJson(const Json& j, const std::string& file) {
+  const Fields f(file);
+  if (!j.is_object()) f.Fail("", "expected a JSON object, got " + TypeName(j));
+  if (!j.contains("trickbench") && j.contains("benchmarks")) {
+    f.Fail("trickbench",
+           "missing (a plain Google Benchmark file; trickbench needs the result file a trick "
+           "binary writes)");
+  }
+  ResultFile r;
+  r.context = f.Object(j, "", "context");
+  r.benchmarks = f.Array(j, "", "benchmarks");
+  const Json& tb = f.Object(j, "", "trickbench");
+  const std::string tpath = "trickbench";
+  const int version = f.Version(tb, tpath, kOldestReadableResultSchemaVersion, kResultSchemaVersion);
+  TrickResult& t = r.trickbench;
+  t.id = f.String(tb, tpath, "id");
+  if (t.id.empty()) f.Fail("trickbench.id", "empty");
+  t.category = f.String(tb, tpath, "category");
+  t.source = f.String(tb, tpath, "source");
+  t.claim = f.String(tb, tpath, "claim");
+  if (tb.contains("expectations")) {
+    t.has_expectations = true;
+    const Json& es = f.Array(tb, tpath, "expectations");
+    for (size_t i = 0; i < es.size(); ++i) {
+      t.expectations.push_back(ExpectationFromJson(f, es[i], JsonPath("trickbench.expectations", i)));
+    }
+  }
+  if (tb.contains("needs_cuda")) t.needs_cuda = f.Bool(tb, tpath, "needs_cuda");
+  const std::string status = f.String(tb, tpath, "status");
+  const auto parsed = ParseResultStatus(status);
+  if (!parsed) f.Fail("trickbench.status", "unknown status '" + status + "'");
+  t.status = *parsed;
+  t.reason = f.String(tb, tpath, "reason");
+  t.device = f.String(tb, tpath, "device");
+  t.reproduced_variant = f.String(tb, tpath, "reproduced_variant");
+  t.baseline = f.String(tb, tpath, "baseline");
+  t.variants = f.Strings(tb, tpath, "variants");
+  if (t.variants.size() < 2) f.Fail("trickbench.variants", "needs a baseline and another variant");
+  if (t.variants.front() != t.baseline) f.Fail("trickbench.baseline", "is not the first variant");
+  t.cases = f.Strings(tb, tpath, "cases");
+
+  const Json& tol = f.Object(tb, tpath, "tolerance");
+  t.tolerance.rtol = f.Number(tol, "trickbench.tolerance", "rtol");
+  t.tolerance.atol = f.Number(tol, "trickbench.tolerance", "atol");
+  // Written for readers of the JSON alone; the figures decide, and must agree with it.
+  if (f.Bool(tol, "trickbench.tolerance", "bitwise") != t.tolerance.bitwise()) {
+    f.Fail("trickbench.tolerance.bitwise",
+           std::string("is ") + (t.tolerance.bitwise() ? "false" : "true") + " but rtol and atol " +
+               (t.tolerance.bitwise() ? "are both 0" : "are not both 0"));
+  }
+
+  const std::string spath = "trickbench.settings";
+  const Json& settings = f.Object(tb, tpath, "settings");
+  Settings& s = t.settings;
+  s.threads = static_cast<int>(std::min<int64_t>(f.Int(settings, spath, "threads", 0), INT32_MAX));
+  s.repetitions =
+      static_cast<int>(std::min<int64_t>(f.Int(settings, spath, "repetitions", 0), INT32_MAX));
+  s.min_time = f.Number(settings, spath, "min_time");
+  s.seed = static_cast<uint64_t>(f.Int(settings, spath, "seed", 0));
+  if (settings.contains("check_steps")) {
+    s.check_steps =
+        static_cast<int>(std::min<int64_t>(f.Int(settings, spath, "check_steps", 0), INT32_MAX));
+  }
+  if (settings.contains("random_interleaving")) {
+    s.random_interleaving = f.Bool(settings, spath, "random_interleaving");
+  }
+  if (settings.contains("timing")) s.timing = f.String(settings, spath, "timing");
+  if (settings.contains("rounds")) {
+    s.rounds = static_cast<int>(std::min<int64_t>(f.Int(settings, spath, "rounds", 0), INT32_MAX));
+  }
+  if (settings.contains("process")) {
+    s.process = static_cast<int>(std::min<int64_t>(f.Int(settings, spath, "process", 0), INT32_MAX));
+  }
+  if (settings.contains("plant")) {
+    const std::string ppath = JsonPath(spath, "plant");
+    const Json& plant = f.Object(settings, spath, "plant");
+    s.plant_variant = f.String(plant, ppath, "variant");
+    s.plant_factor = f.Number(plant, ppath, "factor");
+    if (!(s.plant_factor >= 1)) f.Fail(JsonPath(ppath, "factor"), "below 1 (a plant only slows)");
+  }
+  for (const auto& [k, v] : settings.items()) {
+    if (!SettingsKeys().count(k)) s.backend[k] = v;
+  }
+  if (tb.contains("nvtx")) t.nvtx = f.Bool(tb, tpath, "nvtx");
+  if (tb.contains("reproducibility")) t.reproducibility = ReadReproducibility(f, tb);
+
+  const auto samples = SamplesNs(r.benchmarks, file);
+  const bool ok = t.status == ResultStatus::kOk;
+  if (tb.contains("rounds")) {
+    const Json& rounds = f.Array(tb, tpath, "rounds");
+    for (size_t i = 0; i < rounds.size(); ++i) {
+      t.rounds.push_back(ReadCaseRounds(f, rounds[i], JsonPath("trickbench.rounds", i),
+                                        static_cast<int>(t.variants.size())));
+    }
+  }
+  if (ok && version >= 2 && t.rounds.size() != t.cases.size()) {
+    f.Fail("trickbench.rounds", "expected one entry per case (" + std::to_string(t.cases.size()) +
+                                    "), got " + std::to_string(t.rounds.size()));
+  }
+  if (ok && r.benchmarks.empty()) {
+    f.Fail("benchmarks", "empty benchmark list (status is ok, so there must be timings)");
+  }
+  if (ok && samples.empty()) {
+    f.Fail("benchmarks", "no run_type \"iteration\" entry (no raw repetitions to analyse)");
+  }
+
+  // Every status whose run got as far as the checks must carry them.
+  const bool needs_checks = ok || t.status == ResultStatus::kChecked ||
+                            t.status == ResultStatus::kInvalid;
+  if (needs_checks || tb.contains("checks")) {
+    const Json& cases = f.Array(tb, tpath, "checks");
+    if (cases.empty() && needs_checks) f.Fail("trickbench.checks", "empty");
+    std::set<std::string> seen;
+    t.checks.emplace();
+    for (size_t ci = 0; ci < cases.size(); ++ci) {
+      const std::string cpath = JsonPath("trickbench.checks", ci);
+      CaseChecks cc;
+      cc.case_name = f.String(cases[ci], cpath, "case");
+      const Json& vs = f.Array(cases[ci], cpath, "variants");
+      if (vs.size() < 2) f.Fail(JsonPath(cpath, "variants"), "needs a baseline and another variant");
+      for (size_t vi = 0; vi < vs.size(); ++vi) {
+        const std::string vpath = JsonPath(JsonPath(cpath, "variants"), vi);
+        VariantCheck v = ReadVariantCheck(f, vs[vi], vpath);
+        if (!seen.insert(v.benchmark).second) {
+          f.Fail(JsonPath(vpath, "benchmark"), "duplicate benchmark name " + v.benchmark);
+        }
+        if (ok && !samples.count(v.benchmark)) {
+          f.Fail(JsonPath(vpath, "benchmark"),
+                 "no run_type \"iteration\" entry named " + v.benchmark + " in benchmarks");
+        }
+        cc.variants.push_back(std::move(v));
+      }
+      t.checks->push_back(std::move(cc));
+    }
+  }
+  return r;
+}
+
+ResultFile ReadResultFile(const std::string& path) {
+  return ResultFile::FromJson(ReadJsonFile(path), path);
+}
+
+}  // namespace results
+}  // namespace trickbench
