@@ -4,9 +4,9 @@
 #   tools/install_deps.sh              # Debian packages (root or sudo) and .venv/
 #   tools/install_deps.sh --venv-only  # only the torch wheel in .venv/ (no root needed)
 #
-# 1. Debian packages (apt-get): Bazel, the compilers, GoogleTest, the
-#    libraries of the data and distributed tricks, and Debian's LibTorch 1.13 (kept as the
-#    `--config=torch113` alternative).
+# 1. Debian packages (apt-get): Bazel, the compilers, GoogleTest, Google Benchmark's
+#    compare.py (a test reads result files with it), the libraries of the data and
+#    distributed tricks, and Debian's LibTorch 1.13 (the `--config=torch113` alternative).
 # 2. The LibTorch the build uses by default: the pinned PyTorch wheel (tools/requirements-
 #    torch.txt, hashes checked), pip-installed into <repo>/.venv (ignored by git), the version
 #    the GPU hosts carry. Bazel and CMake find it there with no variable to set.
@@ -34,6 +34,8 @@ PACKAGES=(
   libtorch-dev             # LibTorch 1.13.1, CPU only: --config=torch113
   libopenblas0-openmp      # for libtorch-dev: without it reference BLAS (~20x slower matmul)
   libgtest-dev             # GoogleTest 1.12.1
+  libbenchmark-tools       # Google Benchmark's compare.py: a test reads two result files with it
+  python3-scipy            # compare.py's U test (and numpy)
   nlohmann-json3-dev
   libgloo-dev              # c10d ProcessGroupGloo's headers (ddp_vs_dp); the wheel has none
   liblmdb-dev              # packed_shards (LMDB store)

@@ -180,6 +180,29 @@ TEST(TrickBinary, DefaultResultFileGoesUnderTheRunsRoot) {
   EXPECT_EQ(Load(dir + "/runs/noop.json")["trickbench"]["status"], "ok");
 }
 
+// The result file keeps Google Benchmark's JSON layout so that its own compare.py
+// (Debian's libbenchmark-tools, which tools/install_deps.sh installs) reads two of them:
+// it must exit 0 and name every variant's benchmark, with its U test over the rounds.
+TEST(TrickBinary, GoogleBenchmarksComparePyReadsTwoResultFiles) {
+  constexpr char kComparePy[] = "/usr/share/benchmark/compare.py";
+  ASSERT_TRUE(std::filesystem::exists(kComparePy))
+      << kComparePy << " is missing: install libbenchmark-tools (tools/install_deps.sh)";
+  const std::string dir = Tmp("compare_py");
+  for (const char* name : {"a", "b"}) {
+    const Proc p = Exec(g_tricks["noop"] + " --out=" + dir + "/" + name +
+                        ".json --min_time=0.001 --rounds=9");
+    ASSERT_EQ(p.exit_code, 0) << p.output;
+  }
+  const Proc cmp = Exec(std::string("/usr/bin/python3 ") + kComparePy + " --no-color benchmarks " +
+                        dir + "/a.json " + dir + "/b.json 2>&1");
+  ASSERT_EQ(cmp.exit_code, 0) << cmp.output;
+  for (const char* benchmark : {"BM_noop/baseline ", "BM_noop/optimized ",
+                                "BM_noop/optimized_pvalue", "BM_noop/optimized_median"}) {
+    EXPECT_NE(cmp.output.find(benchmark), std::string::npos) << benchmark << "\n" << cmp.output;
+  }
+  EXPECT_EQ(cmp.output.find("Traceback"), std::string::npos) << cmp.output;
+}
+
 TEST(TrickBinary, NoopRunWritesOneCompleteResultAndNothingElse) {
   const std::string dir = Tmp("noop");
   const Proc p = Exec(g_tricks["noop"] + " --out=" + dir + "/noop.json --min_time=0.001 --repetitions=3");
