@@ -1,14 +1,16 @@
 // The console summary a trick binary prints after a measured run: per non-baseline
-// variant the speed ratio of medians and the peak memory change, then whether the
-// reproduced variant was bitwise reproducible.
+// variant its speedup and the peak memory change, then whether the reproduced variant
+// was bitwise reproducible.
 //
 //   PrintSummary(std::cout, result_file, *timing);
 //   // no_grad_inference: less memory and time
-//   //   no_grad vs grad_mode: 1.38x speed (median), peak CPU memory 1048576 -> 524288 bytes (-50.00%)
+//   //   no_grad vs grad_mode: 1.38x speed (median of 8 paired rounds), peak CPU memory ...
 //   //   reproducible under the deterministic guard (no_grad): bitwise
 //
-// A quick look only: intervals, noise and verdicts need every repetition and come from
-// reports/ (run_all writes them).
+// The speedup is the report's estimator for this one process (stats::EstimateSpeedup:
+// the median of the rounds' baseline/variant log ratios), read from the typed rounds,
+// so a trick run alone and its run_all report agree when run_all has one process. A
+// quick look only: intervals over processes and verdicts come from reports/.
 #pragma once
 
 #include <ostream>

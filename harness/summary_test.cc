@@ -23,13 +23,24 @@ results::ResultFile Measured() {
     cc.variants.push_back(v);
   }
   t.checks->push_back(cc);
-  for (const auto& [name, median] : {std::pair<std::string, double>{"base", 30.0}, {"fast", 10.0}}) {
-    r.benchmarks.push_back({{"name", "BM_demo/big/" + name + "_median"},
-                            {"run_name", "BM_demo/big/" + name},
-                            {"run_type", "aggregate"},
-                            {"aggregate_name", "median"},
-                            {"real_time", median}});
+  t.variants = {"base", "fast"};
+  // Per-round ratios 2, 1, 3: the report's estimate is their median, 2x. The ratio of
+  // the medians (20 / 20 = 1x, what the summary used to print) is not.
+  results::CaseRounds rounds;
+  rounds.case_name = "big";
+  const double base_ns[] = {10, 20, 60}, fast_ns[] = {5, 20, 20};
+  for (int k = 0; k < 3; ++k) {
+    for (int v = 0; v < 2; ++v) {
+      results::RoundSample s;
+      s.round = k;
+      s.position = v;
+      s.variant = v;
+      s.iterations = 1;
+      s.ns_per_iteration = v == 0 ? base_ns[k] : fast_ns[k];
+      rounds.samples.push_back(s);
+    }
   }
+  t.rounds.push_back(rounds);
   results::Reproducibility rep;
   rep.checked = true;
   rep.variant = "fast";
@@ -51,12 +62,13 @@ class DeviceLines : public TimingBackend {
   std::unique_ptr<IntervalTimer> NewIntervalTimer() const override { return nullptr; }
 };
 
-TEST(PrintSummary, RatioOfMediansMemoryAndReproducibility) {
+TEST(PrintSummary, TheReportsEstimatorMemoryAndReproducibility) {
   std::ostringstream out;
   PrintSummary(out, Measured(), *MakeWallClockBackend());
   EXPECT_EQ(out.str(),
             "\ndemo: faster\n"
-            "  big fast vs base: 3.00x speed (median), peak CPU memory 1000 -> 500 bytes (-50.00%)\n"
+            "  big fast vs base: 2.00x speed (median of 3 paired rounds), peak CPU memory 1000 -> "
+            "500 bytes (-50.00%)\n"
             "  reproducible under the deterministic guard (fast): bitwise\n"
             "  (intervals and verdicts: reports/, from run-all)\n");
 }
@@ -74,7 +86,7 @@ TEST(PrintSummary, TheBackendAddsItsLinesAndANonReproducibleRunSaysWhy) {
 
 TEST(PrintSummary, NoTimesNoRatio) {
   results::ResultFile r = Measured();
-  r.benchmarks = results::Json::array();
+  r.trickbench.rounds.clear();
   std::ostringstream out;
   PrintSummary(out, r, *MakeWallClockBackend());
   EXPECT_NE(out.str().find("fast vs base: peak CPU memory"), std::string::npos) << out.str();
