@@ -270,11 +270,7 @@ Report ReportFromJson(const Json& j, const std::string& file) {
     t.claim = f.String(tj, p, "claim");
     if (tj.contains("expectations")) {
       t.has_expectations_field = true;
-      const Json& es = f.Array(tj, p, "expectations");
-      for (size_t k = 0; k < es.size(); ++k) {
-        t.expectations.push_back(
-            results::ExpectationFromJson(f, es[k], JsonPath(JsonPath(p, "expectations"), k)));
-      }
+      t.expectations = results::ExpectationsFromJson(f, tj, p);
       if (tj.contains("expectations_from_words")) {
         t.expectations_from_words = f.Bool(tj, p, "expectations_from_words");
       }

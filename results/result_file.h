@@ -136,7 +136,10 @@ struct CaseRounds {
 };
 
 // The JSON of a claim (trickbench.expectations[], SCHEMA.md "Claims"; expectation.h).
-Expectation ExpectationFromJson(const Fields& f, const Json& j, const std::string& path);
+// ExpectationsFromJson reads the array `object`.expectations at `path` (the result
+// file's trickbench object, a report's trick), each element checked.
+std::vector<Expectation> ExpectationsFromJson(const Fields& f, const Json& object,
+                                              const std::string& path);
 Json ToJson(const Expectation& e);
 
 // The "trickbench" object.

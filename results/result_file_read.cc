@@ -88,8 +88,6 @@ CaseRounds ReadCaseRounds(const Fields& f, const Json& j, const std::string& pat
   return c;
 }
 
-}  // namespace
-
 Expectation ExpectationFromJson(const Fields& f, const Json& j, const std::string& path) {
   Expectation e;
   e.metric = f.String(j, path, "metric");
@@ -106,6 +104,18 @@ Expectation ExpectationFromJson(const Fields& f, const Json& j, const std::strin
   e.case_name = f.String(j, path, "case");
   e.note = f.String(j, path, "note");
   return e;
+}
+
+}  // namespace
+
+std::vector<Expectation> ExpectationsFromJson(const Fields& f, const Json& object,
+                                              const std::string& path) {
+  const Json& es = f.Array(object, path, "expectations");
+  std::vector<Expectation> out;
+  for (size_t i = 0; i < es.size(); ++i) {
+    out.push_back(ExpectationFromJson(f, es[i], JsonPath(JsonPath(path, "expectations"), i)));
+  }
+  return out;
 }
 
 namespace {
@@ -213,10 +223,7 @@ ResultFile ResultFile::FromJson(const Json& j, const std::string& file) {
   t.claim = f.String(tb, tpath, "claim");
   if (tb.contains("expectations")) {
     t.has_expectations = true;
-    const Json& es = f.Array(tb, tpath, "expectations");
-    for (size_t i = 0; i < es.size(); ++i) {
-      t.expectations.push_back(ExpectationFromJson(f, es[i], JsonPath("trickbench.expectations", i)));
-    }
+    t.expectations = ExpectationsFromJson(f, tb, tpath);
   }
   if (tb.contains("needs_cuda")) t.needs_cuda = f.Bool(tb, tpath, "needs_cuda");
   const std::string status = f.String(tb, tpath, "status");
