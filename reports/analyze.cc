@@ -170,7 +170,7 @@ Grade GradeAgainst(const results::Expectation& e, const Measured& m, std::string
   const double est = e.lowers ? m.estimate : 1 / m.estimate;
   const double lo = e.lowers ? m.low : 1 / m.high;
   const double hi = e.lowers ? m.high : 1 / m.low;
-  const double want = std::max(e.low, band_hi);
+  const double want = ClaimedFactorFloor(e);
   const bool cost = !e.lowers;
   const std::string claimed_low = e.low > 0 ? FactorRange(e.low, 0).substr(3) : "the band";
   if (lo >= want) {

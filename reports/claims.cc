@@ -66,8 +66,12 @@ std::string ClaimedText(const results::Expectation& e) {
   return out;
 }
 
+double ClaimedFactorFloor(const results::Expectation& e) {
+  return std::max(e.low, 1 + kNoEffectBand);
+}
+
 SpeedupRange ClaimedSpeedups(const results::Expectation& e) {
-  const double want = std::max(e.low, 1 + kNoEffectBand);  // as GradeAgainst reads a claim
+  const double want = ClaimedFactorFloor(e);
   if (e.lowers) return {want, e.high > want ? e.high : std::numeric_limits<double>::infinity()};
   return {e.high > 0 ? 1 / e.high : 0, 1 / want};  // a cost: the inverse factor
 }

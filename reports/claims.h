@@ -32,6 +32,10 @@ struct SpeedupRange {
   double low = 0, high = 0;
 };
 SpeedupRange ClaimedSpeedups(const results::Expectation& time_claim);
+// The smallest factor (baseline / variant, inverted for a cost) at which a claim holds:
+// its claimed low figure, and never less than the no-effect band's edge. The grading and
+// ClaimedSpeedups read a claim through this one rule.
+double ClaimedFactorFloor(const results::Expectation& e);
 
 // "1.30-4.00x", ">= 1.30x", "2.00x" (low == high); "" without a figure.
 std::string FactorRange(double low, double high);

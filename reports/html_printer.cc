@@ -118,10 +118,10 @@ std::string Svg(const IntervalChart& c) {
     const auto& row = c.rows[i];
     const double y = kTop + kRowHeight * i + kRowHeight / 2.0;
     const std::string colour = ToneColour(row.tone);
-    for (const auto& band : row.claimed) {  // behind the interval, clipped to the axis
-      const double x0 = band.low > 0 ? std::max(x(band.low), x(std::pow(10, llo))) : x(std::pow(10, llo));
-      const double x1 = std::isfinite(band.high) ? std::min(x(band.high), x(std::pow(10, lhi)))
-                                                 : x(std::pow(10, lhi));
+    for (const auto& band : row.claimed) {  // behind the interval; open ends to the edges
+      // The axis already spans every finite end (above), so only open ends need a bound.
+      const double x0 = band.low > 0 ? x(band.low) : kLabelWidth;
+      const double x1 = std::isfinite(band.high) ? x(band.high) : kLabelWidth + kPlotWidth;
       s << "<rect class=\"claimed\" x=\"" << Num(x0) << "\" y=\"" << Num(y - 8) << "\" width=\""
         << Num(std::max(1.0, x1 - x0)) << "\" height=\"16\" fill=\"#9aa5b1\" fill-opacity=\"0.28\">"
         << "<title>claimed: " << HtmlEscape(band.label) << "</title></rect>";

@@ -19,9 +19,26 @@ std::vector<std::vector<const FileEnvironment*>> ByTrick(const std::vector<FileE
   return groups;
 }
 
-const std::string* ValueOf(const FileEnvironment& f, const std::string& key) {
-  const auto it = f.environment.find(key);
-  return it == f.environment.end() ? nullptr : &it->second;
+// The entry of `values` for `value`, added with `fresh` at the end when missing: a map
+// that keeps the order values were first seen in (ties go to the first).
+template <typename T>
+T& Slot(std::vector<std::pair<std::string, T>>* values, const std::string& value, T fresh) {
+  for (auto& [v, slot] : *values) {
+    if (v == value) return slot;
+  }
+  values->emplace_back(value, std::move(fresh));
+  return values->back().second;
+}
+
+// Each value `key` has among a trick's files, first seen first, with their processes.
+std::vector<std::pair<std::string, std::vector<int>>> ValuesOf(
+    const std::vector<const FileEnvironment*>& group, const std::string& key) {
+  std::vector<std::pair<std::string, std::vector<int>>> values;
+  for (const FileEnvironment* f : group) {
+    const auto it = f->environment.find(key);
+    if (it != f->environment.end()) Slot(&values, it->second, std::vector<int>{}).push_back(f->process);
+  }
+  return values;
 }
 
 // "alpha (processes 1, 3)", or "alpha" for a trick with one file.
@@ -47,45 +64,28 @@ void ReconcileEnvironments(const std::vector<FileEnvironment>& files, Report* re
     }
   }
   for (const std::string& key : keys) {
+    // Per trick, each value its files record, first seen first, with their processes.
+    std::vector<std::vector<std::pair<std::string, std::vector<int>>>> per_trick;
+    for (const auto& group : groups) per_trick.push_back(ValuesOf(group, key));
     // The run's value: most tricks' (each votes with its first file that has the key).
     std::vector<std::pair<std::string, int>> votes;  // in the order first seen
-    for (const auto& group : groups) {
-      for (const FileEnvironment* f : group) {
-        const std::string* v = ValueOf(*f, key);
-        if (!v) continue;
-        auto it = std::find_if(votes.begin(), votes.end(), [&](const auto& p) { return p.first == *v; });
-        if (it == votes.end()) {
-          votes.emplace_back(*v, 1);
-        } else {
-          ++it->second;
-        }
-        break;
-      }
+    for (const auto& values : per_trick) {
+      if (!values.empty()) ++Slot(&votes, values.front().first, 0);
     }
     const std::string run_value =
         std::max_element(votes.begin(), votes.end(),
                          [](const auto& a, const auto& b) { return a.second < b.second; })
             ->first;
     report->environment[key] = run_value;
-    for (const auto& group : groups) {
-      std::vector<std::pair<std::string, std::vector<int>>> values;  // value -> processes
-      for (const FileEnvironment* f : group) {
-        const std::string* v = ValueOf(*f, key);
-        if (!v) continue;
-        auto it = std::find_if(values.begin(), values.end(), [&](const auto& p) { return p.first == *v; });
-        if (it == values.end()) {
-          values.push_back({*v, {f->process}});
-        } else {
-          it->second.push_back(f->process);
-        }
-      }
-      const std::string& trick = group.front()->trick;
+    for (size_t g = 0; g < groups.size(); ++g) {
+      const auto& values = per_trick[g];
+      const std::string& trick = groups[g].front()->trick;
       if (values.size() == 1 && values[0].first != run_value) {
         const auto t = std::find_if(report->tricks.begin(), report->tricks.end(),
                                     [&](const Trick& x) { return x.id == trick; });
         if (t != report->tricks.end()) {
           t->process_notes.push_back("set its own environment" +
-                                     std::string(group.size() > 1 ? " in every process" : "") +
+                                     std::string(groups[g].size() > 1 ? " in every process" : "") +
                                      ": " + key + "=" + values[0].first + " (the run's: " +
                                      run_value + ")");
         }
@@ -94,7 +94,7 @@ void ReconcileEnvironments(const std::vector<FileEnvironment>& files, Report* re
       if (values.size() < 2) continue;
       for (const auto& [value, processes] : values) {
         if (value == run_value) continue;
-        report->environment_notes.push_back(Who(trick, processes, group.size()) + ": " + key +
+        report->environment_notes.push_back(Who(trick, processes, groups[g].size()) + ": " + key +
                                             "=" + value + " (the run's: " + run_value + ")");
       }
     }
