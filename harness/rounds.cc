@@ -12,6 +12,7 @@
 #include "determinism/seed.h"
 #include "harness/nvtx.h"
 #include "stats/schedule.h"
+#include "stats/summary.h"
 
 namespace trickbench {
 namespace {
@@ -124,12 +125,6 @@ Json ErrorEntry(const std::string& name, const std::string& message) {
           {"error_message", message}};
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 }  // namespace
 
 bool Plant::Applies(const std::string& variant_name, bool is_baseline) const {
@@ -216,7 +211,7 @@ Json BenchmarkEntries(const TrickDef& def, const std::vector<results::CaseRounds
       };
       const std::vector<std::pair<std::string, std::pair<double, double>>> aggregates = {
           {"mean", {mean(ns), mean(cpu)}},
-          {"median", {Median(ns), Median(cpu)}},
+          {"median", {stats::Median(ns), stats::Median(cpu)}},
           {"stddev", {stddev(ns), stddev(cpu)}},
           {"cv", {stddev(ns) / mean(ns), mean(cpu) > 0 ? stddev(cpu) / mean(cpu) : 0.0}}};
       for (const auto& [agg, values] : aggregates) {

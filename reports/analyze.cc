@@ -10,6 +10,7 @@
 #include "reports/format.h"
 #include "reports/stats.h"
 #include "stats/distributions.h"
+#include "stats/summary.h"
 
 namespace trickbench {
 namespace reports {
@@ -344,7 +345,7 @@ void Analyze(Trick* t) {
   t->imprecise = false;
   for (Variant& v : t->variants) {
     if (v.samples_ns.empty()) continue;
-    const Summary s = Summarize(v.samples_ns);
+    const stats::Summary s = stats::Summarize(v.samples_ns);
     v.median = s.median, v.q1 = s.q1, v.q3 = s.q3, v.iqr = s.iqr, v.mean = s.mean;
     v.stddev = s.stddev, v.cv = s.cv, v.relative_iqr = s.relative_iqr;
   }

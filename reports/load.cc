@@ -12,6 +12,7 @@
 #include "reports/stats.h"
 #include "results/result_file.h"
 #include "results/run_index.h"
+#include "stats/summary.h"
 
 namespace trickbench {
 namespace reports {
@@ -59,7 +60,7 @@ void AddProcess(Trick* t, const results::ResultFile& file, const std::string& pa
     const double total = before + static_cast<double>(mine.size());
     v.faults_per_iteration = (v.faults_per_iteration * before + faults) / total;
     v.switches_per_sample = (v.switches_per_sample * before + switches) / total;
-    v.process_medians_ns.push_back(Median(mine));
+    v.process_medians_ns.push_back(stats::Median(mine));
     v.samples_ns.insert(v.samples_ns.end(), mine.begin(), mine.end());
   }
 }

@@ -7,39 +7,10 @@
 #include <stdexcept>
 
 #include "stats/distributions.h"
+#include "stats/summary.h"
 
 namespace trickbench {
 namespace reports {
-
-double Quantile(std::vector<double> values, double q) {
-  if (values.empty()) throw std::invalid_argument("Quantile of no values");
-  std::sort(values.begin(), values.end());
-  const double h = (values.size() - 1) * q;
-  const size_t lo = static_cast<size_t>(std::floor(h));
-  if (lo + 1 >= values.size()) return values.back();
-  return values[lo] + (h - lo) * (values[lo + 1] - values[lo]);
-}
-
-double Median(std::vector<double> values) { return Quantile(std::move(values), 0.5); }
-
-Summary Summarize(const std::vector<double>& values) {
-  Summary s;
-  s.n = static_cast<int>(values.size());
-  if (values.empty()) return s;
-  s.median = Median(values);
-  s.q1 = Quantile(values, 0.25);
-  s.q3 = Quantile(values, 0.75);
-  s.iqr = s.q3 - s.q1;
-  s.mean = std::accumulate(values.begin(), values.end(), 0.0) / s.n;
-  double ss = 0;
-  for (double v : values) ss += (v - s.mean) * (v - s.mean);
-  s.stddev = s.n > 1 ? std::sqrt(ss / (s.n - 1)) : 0;
-  s.cv = s.mean > 0 ? s.stddev / s.mean : 0;
-  s.relative_iqr = s.median > 0 ? s.iqr / s.median : 0;
-  s.min = *std::min_element(values.begin(), values.end());
-  s.max = *std::max_element(values.begin(), values.end());
-  return s;
-}
 
 double NormalTwoSidedP(double z) { return std::erfc(std::fabs(z) / std::sqrt(2.0)); }
 
@@ -158,8 +129,8 @@ RatioCI RatioInterval(const std::vector<double>& x, const std::vector<double>& y
   r.order_statistic = k;
   r.low = std::exp(d[k - 1]);
   r.high = std::exp(d[mn - k]);
-  r.ratio = Median(x) / Median(y);
-  r.hodges_lehmann = std::exp(Median(d));
+  r.ratio = stats::Median(x) / stats::Median(y);
+  r.hodges_lehmann = std::exp(stats::Median(d));
   return r;
 }
 

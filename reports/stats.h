@@ -1,7 +1,6 @@
-// Statistics for benchmark repetitions: summaries, the Mann-Whitney U test, and the
+// Statistics for benchmark repetitions (schema 1 files): the Mann-Whitney U test, and the
 // confidence interval of a ratio of times.
 //
-//   const trickbench::reports::Summary s = trickbench::reports::Summarize(samples_ns);
 //   const auto u = trickbench::reports::MannWhitneyU(baseline_ns, optimized_ns);
 //   const auto r = trickbench::reports::RatioInterval(baseline_ns, optimized_ns, 0.95);
 //   // r.low..r.high brackets median(baseline)/median(optimized) at 95 %.
@@ -17,21 +16,6 @@
 
 namespace trickbench {
 namespace reports {
-
-struct Summary {
-  int n = 0;
-  double median = 0, q1 = 0, q3 = 0, iqr = 0;
-  double mean = 0, stddev = 0;  // stddev with n-1
-  double cv = 0;                // stddev / mean
-  double relative_iqr = 0;      // iqr / median: the noise measure (see SCHEMA.md)
-  double min = 0, max = 0;
-};
-
-// Quantiles by linear interpolation between order statistics (numpy's default,
-// "type 7"), so a reader can reproduce them with numpy.percentile.
-double Quantile(std::vector<double> values, double q);
-double Median(std::vector<double> values);
-Summary Summarize(const std::vector<double>& values);
 
 struct UTest {
   double u = 0;        // U statistic of the first sample (scipy's U1)

@@ -13,19 +13,6 @@ namespace trickbench {
 namespace reports {
 namespace {
 
-TEST(Stats, QuantilesInterpolateLikeNumpy) {
-  const std::vector<double> v = {7, 1, 3, 5, 9};  // numpy.percentile(v, [25, 50, 75]) = 3, 5, 7
-  EXPECT_DOUBLE_EQ(Quantile(v, 0.25), 3);
-  EXPECT_DOUBLE_EQ(Median(v), 5);
-  EXPECT_DOUBLE_EQ(Quantile({1, 2, 3, 4}, 0.25), 1.75);
-  const Summary s = Summarize({2, 4, 4, 4, 5, 5, 7, 9});
-  EXPECT_DOUBLE_EQ(s.mean, 5);
-  EXPECT_NEAR(s.stddev, 2.138089935, 1e-8);
-  EXPECT_NEAR(s.cv, 2.138089935 / 5, 1e-8);
-  EXPECT_DOUBLE_EQ(s.iqr, 5.5 - 4);
-  EXPECT_DOUBLE_EQ(s.relative_iqr, 1.5 / 4.5);
-}
-
 // Known p-values: R's wilcox.test and scipy's documentation.
 TEST(Stats, MannWhitneyExactSmallSamples) {
   const UTest a = MannWhitneyU({1, 2, 3, 4, 5}, {6, 7, 8, 9, 10});

@@ -21,6 +21,7 @@
 #include "run_all/options.h"
 #include "run_all/run.h"
 #include "stats/distributions.h"
+#include "stats/summary.h"
 
 namespace trickbench {
 namespace run_all {
@@ -182,11 +183,6 @@ State SessionState(const StudyOptions& o, const Session& s, const std::string& d
   return index.complete && fs::exists(dir + "/report.json") ? State::kComplete : State::kIncomplete;
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
 // Wall seconds per trick process, from the run folders' indexes under `roots` (each a
 // folder of run folders, or a run folder).
 std::map<std::string, double> ProcessSeconds(const std::vector<std::string>& roots) {
@@ -211,7 +207,7 @@ std::map<std::string, double> ProcessSeconds(const std::vector<std::string>& roo
     }
   }
   std::map<std::string, double> out;
-  for (const auto& [id, v] : seen) out[id] = Median(v);
+  for (const auto& [id, v] : seen) out[id] = stats::Median(v);
   return out;
 }
 

@@ -8,18 +8,11 @@
 #include <stdexcept>
 
 #include "stats/distributions.h"
+#include "stats/summary.h"
 
 namespace trickbench {
 namespace stats {
 namespace {
-
-double MedianOf(std::vector<double> v) {
-  const size_t n = v.size();
-  std::nth_element(v.begin(), v.begin() + n / 2, v.end());
-  const double hi = v[n / 2];
-  if (n % 2 == 1) return hi;
-  return 0.5 * (hi + *std::max_element(v.begin(), v.begin() + n / 2));
-}
 
 double Mean(const std::vector<double>& v) {
   return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
@@ -31,14 +24,6 @@ double SampleSd(const std::vector<double>& v) {
   double ss = 0;
   for (double x : v) ss += (x - m) * (x - m);
   return std::sqrt(ss / static_cast<double>(v.size() - 1));
-}
-
-// Type-7 quantile of a sorted vector.
-double SortedQuantile(const std::vector<double>& sorted, double q) {
-  const double pos = q * static_cast<double>(sorted.size() - 1);
-  const size_t lo = static_cast<size_t>(std::floor(pos));
-  const size_t hi = std::min(lo + 1, sorted.size() - 1);
-  return sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
 }
 
 double TwoSidedTP(double estimate, double se, double dof) {
@@ -95,7 +80,7 @@ Speedup EstimateSpeedup(const std::vector<std::vector<double>>& log_ratios,
   std::vector<double> values;
   double within_ss = 0;
   for (const auto* p : processes) {
-    const double m = MedianOf(*p);
+    const double m = Median(*p);
     values.push_back(m);
     for (double x : *p) within_ss += (x - m) * (x - m);
     s.rounds += static_cast<int>(p->size());
@@ -116,7 +101,7 @@ Speedup EstimateSpeedup(const std::vector<std::vector<double>>& log_ratios,
     std::vector<double> sample(rounds.size());
     for (auto& b : boot) {
       for (auto& x : sample) x = rounds[pick(rng)];
-      b = MedianOf(sample);
+      b = Median(sample);
     }
     std::sort(boot.begin(), boot.end());
     log_low = SortedQuantile(boot, alpha / 2);
@@ -143,7 +128,7 @@ Speedup EstimateSpeedup(const std::vector<std::vector<double>>& log_ratios,
         std::uniform_int_distribution<size_t> pick_round(0, rounds.size() - 1);
         sample.resize(rounds.size());
         for (auto& x : sample) x = rounds[pick_round(rng)];
-        sum += MedianOf(sample);
+        sum += Median(sample);
       }
       b = sum / static_cast<double>(processes.size());
     }
