@@ -21,10 +21,14 @@ Tensors OnCpu(const Tensors& tensors) {
   return out;
 }
 
-Equivalence CompareWithBaseline(const Tensors& baseline, const Tensors& got, const Tolerance& tol) {
+void CompareWithBaseline(const Tensors& baseline, const Tensors& got, const Tolerance& tol,
+                         results::VariantCheck* vc) {
   const TensorComparison c =
       CompareTensors(OnCpu(baseline), OnCpu(got), TensorTolerance{tol.rtol, tol.atol}, "result");
-  return {c.equal, c.max_abs_diff, c.max_rel_diff, c.equal ? "" : c.Describe("baseline")};
+  vc->equivalent = c.equal;
+  vc->max_abs_diff = c.max_abs_diff;
+  vc->max_rel_diff = c.max_rel_diff;
+  vc->equivalence_detail = c.equal ? "" : c.Describe("baseline");
 }
 
 std::string CasePrefix(const std::string& case_name) {
@@ -49,14 +53,14 @@ CheckReport RunChecks(const TrickDef& def, const torch::Device& device, uint64_t
     }
   };
   for (const std::string& case_name : def.cases(device)) {
-    CaseCheck cc;
+    results::CaseChecks cc;
     cc.case_name = case_name;
     Tensors baseline;
     const std::string where_case = case_name.empty() ? "" : case_name + "/";
     for (size_t vi = 0; vi < def.variants().size(); ++vi) {
       const auto& variant = def.variants()[vi];
-      VariantCheck vc;
-      vc.variant = variant.name;
+      results::VariantCheck vc;
+      vc.name = variant.name;
       const std::string where = where_case + variant.name;
       try {
         NvtxRange range(def.id() + "/" + where + "/check");
@@ -69,6 +73,7 @@ CheckReport RunChecks(const TrickDef& def, const torch::Device& device, uint64_t
           auto trick = def.Make();
           trick->SetUp(Setting{case_name, device, variant.name});
           vc.setup_bytes = meter.live_bytes();
+          vc.items_per_run = trick->ItemsPerRun();
           meter.ResetPeak();  // SetUp's temporaries are not the variant's cost
           const auto device_meter = timing ? timing->MeterDeviceMemory() : nullptr;
           const int64_t allocs_before = meter.allocations();
@@ -88,23 +93,29 @@ CheckReport RunChecks(const TrickDef& def, const torch::Device& device, uint64_t
           vc.run_peak_bytes = vc.peak_bytes - vc.setup_bytes;
           vc.allocations = meter.allocations() - allocs_before;
           result = trick->Result();
-          vc.inactive = trick->Inactive(variant.name);
+          vc.inactive_reason = trick->Inactive(variant.name);
           vc.counters = trick->Counters(variant.name);
           if (device_meter) device_meter->AddCounters(&vc.counters);
         }
+        vc.active = vc.inactive_reason.empty();
         if (vi == 0) {
           baseline = result;
-          vc.vs_baseline.equal = true;
+          vc.equivalent = true;
         } else {
-          vc.vs_baseline = CompareWithBaseline(baseline, result, def.tolerance());
-          if (!vc.vs_baseline.equal) {
+          CompareWithBaseline(baseline, result, def.tolerance(), &vc);
+          if (!vc.equivalent) {
             fail(where + " differs from " + def.variants().front().name + ": " +
-                 vc.vs_baseline.detail);
+                 vc.equivalence_detail);
           }
         }
-        if (!vc.inactive.empty()) fail(where + " not in effect: " + vc.inactive);
+        if (!vc.active) fail(where + " not in effect: " + vc.inactive_reason);
       } catch (const std::exception& e) {
-        vc.vs_baseline.detail = DescribeException(e);
+        // The throw is the failure, told once (as the equivalence's detail); "in effect"
+        // stays unrefuted rather than a second, guessed failure.
+        vc.equivalent = false;
+        vc.active = true;
+        vc.inactive_reason.clear();
+        vc.equivalence_detail = DescribeException(e);
         fail(where + " threw: " + DescribeException(e));
       }
       cc.variants.push_back(std::move(vc));

@@ -2,6 +2,7 @@
 //
 //   const CheckReport report = RunChecks(def, torch::kCPU, /*seed=*/0);
 //   if (!report.ok) std::cerr << report.reason;   // "large/optimized differs from ..."
+//   file.trickbench.checks = report.cases;          // the record's own type: no copy
 //   const results::Reproducibility r = CheckReproducibility(def, torch::kCPU, 0);
 //
 // Per case and variant, RunChecks runs a fresh seeded instance CheckSteps() times under
@@ -25,35 +26,13 @@
 
 namespace trickbench {
 
-// How one variant's results compare with the baseline's (determinism/tensor_compare.h,
-// on the CPU, within the trick's tolerance).
-struct Equivalence {
-  bool equal = false;  // within the tolerance (bitwise when it is zero)
-  double max_abs_diff = 0;  // NaN against a number counts as infinite
-  double max_rel_diff = 0;
-  std::string detail;  // why not, when !equal
-};
-
-struct VariantCheck {
-  std::string variant;
-  Equivalence vs_baseline;
-  std::string inactive;        // "" = the trick was in effect
-  int64_t setup_bytes = 0;     // CPU bytes live after SetUp
-  int64_t peak_bytes = 0;      // peak CPU bytes live during the runs, SetUp's survivors included
-  int64_t run_peak_bytes = 0;  // peak minus what SetUp left live: what the runs add
-  int64_t allocations = 0;     // CPU allocations during the runs
-  std::map<std::string, double> counters;  // the trick's, and the device meter's
-};
-
-struct CaseCheck {
-  std::string case_name;
-  std::vector<VariantCheck> variants;
-};
-
+// Per case and variant, the record's check (results::VariantCheck): equivalence with
+// the baseline (determinism/tensor_compare.h, on the CPU, within the trick's tolerance;
+// NaN against a number counts as infinite), in effect or why not, memory, counters.
 struct CheckReport {
   bool ok = true;
   std::string reason;  // the first failure, naming case and variant
-  std::vector<CaseCheck> cases;
+  std::vector<results::CaseChecks> cases;
 };
 
 // A planted non-application of the trick, for the mutation tests: every check must be

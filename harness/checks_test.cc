@@ -82,9 +82,10 @@ TEST(RunChecks, RecordsMemoryAndEquivalence) {
   for (const auto& cc : r.cases) {
     ASSERT_EQ(cc.variants.size(), 2u);
     for (const auto& vc : cc.variants) {
-      EXPECT_TRUE(vc.vs_baseline.equal);
-      EXPECT_EQ(vc.inactive, "");
-      EXPECT_GT(vc.peak_bytes, 0) << "the CPU meter saw no allocation of " << vc.variant;
+      EXPECT_TRUE(vc.equivalent);
+      EXPECT_TRUE(vc.active);
+      EXPECT_EQ(vc.inactive_reason, "");
+      EXPECT_GT(vc.peak_bytes, 0) << "the CPU meter saw no allocation of " << vc.name;
       EXPECT_GT(vc.allocations, 0);
     }
   }
@@ -96,9 +97,11 @@ TEST(RunChecks, OneUlpFailsABitwiseTrickAndNamesWhere) {
   const CheckReport r = RunChecks(*def, torch::kCPU, 0);
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.reason.rfind("c/off differs from a: ", 0), 0u) << r.reason;
-  const Equivalence& e = r.cases[0].variants[1].vs_baseline;
-  EXPECT_FALSE(e.equal);
+  const results::VariantCheck& e = r.cases[0].variants[1];
+  EXPECT_EQ(e.name, "off");
+  EXPECT_FALSE(e.equivalent);
   EXPECT_GT(e.max_abs_diff, 0);
+  EXPECT_NE(e.equivalence_detail, "");
   // Within a tolerance the same ulp passes.
   def->Tolerance(1e-5, 1e-6);
   EXPECT_TRUE(RunChecks(*def, torch::kCPU, 0).ok);
@@ -117,7 +120,7 @@ TEST(RunChecks, NanAgainstANumberIsADifference) {
   def->Variant("a", &Twice::A).Variant("nan", &Twice::Nan).Tolerance(1e-3, 1e-3);
   const CheckReport r = RunChecks(*def, torch::kCPU, 0);
   EXPECT_FALSE(r.ok);
-  EXPECT_TRUE(std::isinf(r.cases[0].variants[1].vs_baseline.max_abs_diff));
+  EXPECT_TRUE(std::isinf(r.cases[0].variants[1].max_abs_diff));
 }
 
 TEST(RunChecks, AMissingResultIsNamed) {

@@ -15,8 +15,8 @@
 // Why the timer: the trick contract's Counters() are plain numbers read after the
 // checks, and Google Benchmark's rate counters are not reachable from a trick. A trick
 // that wants named FLOP/s and bytes/s counters times its own body briefly here; the
-// authoritative time is still Google Benchmark's (with ItemsPerRun = FLOP per run, its
-// wall-time items_per_second is the measured runs' FLOP/s).
+// authoritative time is still the paired rounds' (with ItemsPerRun = FLOP per run, the
+// Google Benchmark export's items_per_second is the measured rounds' FLOP/s).
 #pragma once
 
 #include <torch/torch.h>

@@ -1,14 +1,15 @@
-// What a trick binary writes: its run as a results::ResultFile (results/result_file.h
-// owns the format; reports/SCHEMA.md section 1 documents it), written atomically.
+// What a trick binary writes: its run as the measurement record (results/result_file.h
+// owns the format; reports/SCHEMA.md section 1 documents it) and, beside it, Google
+// Benchmark's JSON printed from it (results/gbench_export.h), each written atomically.
 //
 //   results::ResultFile file = NewResultFile(def, opts, device, timing, context, argv[0]);
 //   file.trickbench.status = results::ResultStatus::kInvalid;
 //   file.trickbench.reason = checks.reason;
-//   file.trickbench.checks = ChecksRecord(def, checks);
+//   file.trickbench.checks = checks.cases;
 //   if (!WriteResult(out_path, file)) return results::kExitError;
 //
-// Every status has the same shape: a skipped or invalid trick has an empty benchmark
-// list and the same context and trickbench fields as a measured one.
+// Every status has the same shape: a skipped or invalid trick has no rounds and the
+// same context and trickbench fields as a measured one.
 #pragma once
 
 #include <string>
@@ -30,14 +31,9 @@ results::ResultFile NewResultFile(const TrickDef& def, const RunOptions& opts,
                                   const torch::Device& device, const TimingBackend& timing,
                                   const Context& context, const std::string& executable);
 
-// The checks as the result file records them, each variant with its benchmark's name.
-std::vector<results::CaseChecks> ChecksRecord(const TrickDef& def, const CheckReport& checks);
-
-// Writes `file` atomically and says so on stdout; on failure says why on stderr.
+// Writes `file` to `path` and its Google Benchmark export beside it
+// (results::GoogleBenchmarkExportPath), each atomically, and says so on stdout; on
+// failure says why on stderr.
 bool WriteResult(const std::string& path, const results::ResultFile& file);
-
-// The status of a timed run from Google Benchmark's entries: error (with the first
-// failed benchmark and its message) when one failed or none ran, else ok.
-results::ResultStatus TimedStatus(const results::Json& benchmarks, std::string* reason);
 
 }  // namespace trickbench

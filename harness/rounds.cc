@@ -11,13 +11,12 @@
 #include "common/interference.h"
 #include "determinism/seed.h"
 #include "harness/nvtx.h"
+#include "results/gbench_export.h"
 #include "stats/schedule.h"
-#include "stats/summary.h"
 
 namespace trickbench {
 namespace {
 
-using results::Json;
 using Clock = std::chrono::steady_clock;
 
 double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
@@ -117,14 +116,6 @@ uint64_t OrderSeed(uint64_t seed, int process, size_t case_index) {
   return x ^ (x >> 31);
 }
 
-Json ErrorEntry(const std::string& name, const std::string& message) {
-  return {{"name", name},
-          {"run_name", name},
-          {"run_type", "iteration"},
-          {"error_occurred", true},
-          {"error_message", message}};
-}
-
 }  // namespace
 
 bool Plant::Applies(const std::string& variant_name, bool is_baseline) const {
@@ -153,85 +144,7 @@ bool ParsePlant(const std::string& text, Plant* plant, std::string* error) {
 
 std::string BenchmarkName(const TrickDef& def, const std::string& case_name,
                           const std::string& variant) {
-  std::string name = "BM_" + def.id();
-  if (!case_name.empty()) name += "/" + case_name;
-  return name + "/" + variant;
-}
-
-Json BenchmarkEntries(const TrickDef& def, const std::vector<results::CaseRounds>& rounds,
-                      const std::vector<std::vector<std::map<std::string, double>>>& counters) {
-  Json out = Json::array();
-  int family = 0;
-  for (size_t ci = 0; ci < rounds.size(); ++ci) {
-    const results::CaseRounds& c = rounds[ci];
-    for (size_t vi = 0; vi < def.variants().size(); ++vi, ++family) {
-      const std::string name = BenchmarkName(def, c.case_name, def.variants()[vi].name);
-      const auto samples = c.Of(static_cast<int>(vi));
-      const std::map<std::string, double>& extra =
-          ci < counters.size() && vi < counters[ci].size() ? counters[ci][vi]
-                                                           : std::map<std::string, double>{};
-      const int reps = static_cast<int>(samples.size());
-      std::vector<double> ns, cpu;
-      for (const results::RoundSample* s : samples) {
-        Json e = {{"name", name},
-                  {"family_index", family},
-                  {"per_family_instance_index", 0},
-                  {"run_name", name},
-                  {"run_type", "iteration"},
-                  {"repetitions", reps},
-                  {"repetition_index", s->round},
-                  {"threads", 1},
-                  {"iterations", s->iterations},
-                  {"real_time", s->ns_per_iteration},
-                  {"cpu_time", s->cpu_ns_per_iteration},
-                  {"time_unit", "ns"}};
-        for (const auto& [k, v] : extra) {
-          if (k == "items_per_run") {
-            e["items_per_second"] = v * 1e9 / s->ns_per_iteration;
-          } else {
-            e[k] = v;
-          }
-        }
-        out.push_back(std::move(e));
-        ns.push_back(s->ns_per_iteration);
-        cpu.push_back(s->cpu_ns_per_iteration);
-      }
-      if (ns.empty()) continue;
-      auto mean = [](const std::vector<double>& v) {
-        double sum = 0;
-        for (double x : v) sum += x;
-        return sum / v.size();
-      };
-      auto stddev = [&](const std::vector<double>& v) {
-        if (v.size() < 2) return 0.0;
-        const double m = mean(v);
-        double ss = 0;
-        for (double x : v) ss += (x - m) * (x - m);
-        return std::sqrt(ss / (v.size() - 1));
-      };
-      const std::vector<std::pair<std::string, std::pair<double, double>>> aggregates = {
-          {"mean", {mean(ns), mean(cpu)}},
-          {"median", {stats::Median(ns), stats::Median(cpu)}},
-          {"stddev", {stddev(ns), stddev(cpu)}},
-          {"cv", {stddev(ns) / mean(ns), mean(cpu) > 0 ? stddev(cpu) / mean(cpu) : 0.0}}};
-      for (const auto& [agg, values] : aggregates) {
-        out.push_back({{"name", name + "_" + agg},
-                       {"family_index", family},
-                       {"per_family_instance_index", 0},
-                       {"run_name", name},
-                       {"run_type", "aggregate"},
-                       {"repetitions", reps},
-                       {"threads", 1},
-                       {"aggregate_name", agg},
-                       {"aggregate_unit", agg == "cv" ? "percentage" : "time"},
-                       {"iterations", reps},
-                       {"real_time", values.first},
-                       {"cpu_time", values.second},
-                       {"time_unit", "ns"}});
-      }
-    }
-  }
-  return out;
+  return results::GoogleBenchmarkName(def.id(), case_name, variant);
 }
 
 bool RunRounds(const TimedRunInput& in, TimingBackend& timing, TimedRun* run, std::string* error) {
@@ -241,8 +154,6 @@ bool RunRounds(const TimedRunInput& in, TimingBackend& timing, TimedRun* run, st
     return false;
   }
   const double warmup = std::min(0.05, in.opts.min_time);
-  std::vector<std::vector<std::map<std::string, double>>> counters;
-  Json failures = Json::array();
   const std::vector<std::string>& cases = def.cases(in.device);
   for (size_t ci = 0; ci < cases.size(); ++ci) {
     const std::string& case_name = cases[ci];
@@ -250,13 +161,10 @@ bool RunRounds(const TimedRunInput& in, TimingBackend& timing, TimedRun* run, st
     CaseInstances instances(def, ci, in.device, in.opts.seed, warmup);
     std::string failed_variant;
     if (!instances.Build(&failed_variant, error)) {
-      failures.push_back(ErrorEntry(BenchmarkName(def, case_name, failed_variant), *error));
       *error = BenchmarkName(def, case_name, failed_variant) + ": " + *error;
-      run->benchmarks = failures;
       return false;
     }
     std::vector<Runner> runners;
-    std::vector<std::map<std::string, double>> case_counters;
     results::CaseRounds out;
     out.case_name = case_name;
     out.order_seed = OrderSeed(in.opts.seed, in.opts.process, ci);
@@ -264,15 +172,6 @@ bool RunRounds(const TimedRunInput& in, TimingBackend& timing, TimedRun* run, st
       const auto& spec = def.variants()[vi];
       const double factor = plant.Applies(spec.name, vi == 0) ? plant.factor : 1.0;
       runners.push_back({timing, spec.body, instances[vi], factor});
-      const VariantCheck& vc = in.checks.cases[ci].variants[vi];
-      std::map<std::string, double> c = vc.counters;
-      c["peak_bytes"] = static_cast<double>(vc.peak_bytes);
-      c["run_peak_bytes"] = static_cast<double>(vc.run_peak_bytes);
-      c["allocations_per_run"] = static_cast<double>(vc.allocations) / def.check_steps();
-      if (const int64_t items = instances[vi].ItemsPerRun(); items > 0) {
-        c["items_per_run"] = static_cast<double>(items);
-      }
-      case_counters.push_back(std::move(c));
     }
     const stats::RoundSchedule plan =
         stats::ScheduleRounds(static_cast<int>(nv), in.opts.rounds, out.order_seed);
@@ -305,15 +204,12 @@ bool RunRounds(const TimedRunInput& in, TimingBackend& timing, TimedRun* run, st
         }
       }
     } catch (const std::exception& e) {
-      *error = case_name + ": threw: " + DescribeException(e);
-      failures.push_back(ErrorEntry(BenchmarkName(def, case_name, def.variants()[0].name), *error));
-      run->benchmarks = failures;
+      *error = BenchmarkName(def, case_name, def.variants()[0].name) + ": threw: " +
+               DescribeException(e);
       return false;
     }
     run->rounds.push_back(std::move(out));
-    counters.push_back(std::move(case_counters));
   }
-  run->benchmarks = BenchmarkEntries(def, run->rounds, counters);
   return true;
 }
 

@@ -8,7 +8,6 @@
 //   std::string error;
 //   if (!RunRounds({def, checks, opts, device}, *timing, &run, &error)) ...
 //   // run.rounds: per case the samples (time, CPU time, interference) -> trickbench.rounds
-//   // run.benchmarks: the same samples as Google Benchmark "iteration" entries + aggregates
 //
 // Why rounds and not Google Benchmark's repetitions: on a shared machine the drift between
 // two moments (20-40 % here) is larger than most effects. Within a round the variants run
@@ -19,9 +18,9 @@
 //
 // Measurement is kept apart from the workload: the trick supplies its variant bodies;
 // instances, warm-up, calibration, the loop and the interference counters live here and
-// in the timing backend. Every benchmark is named BM_<id>[/<case>]/<variant>
-// (BenchmarkName) on every device, because names are how a report pairs timings with
-// checks.
+// in the timing backend. NVTX ranges name a setting BM_<id>[/<case>]/<variant>
+// (BenchmarkName), as the Google Benchmark export (results/gbench_export.h) does, so a
+// profile and an exported file name a setting alike.
 #pragma once
 
 #include <cstdint>
@@ -41,14 +40,12 @@ std::string BenchmarkName(const TrickDef& def, const std::string& case_name,
 
 struct TimedRunInput {
   const TrickDef& def;
-  const CheckReport& checks;  // their memory figures become counters of every entry
   const RunOptions& opts;
   const torch::Device& device;
 };
 
 struct TimedRun {
-  std::vector<results::CaseRounds> rounds;            // one per case, in the trick's order
-  results::Json benchmarks = results::Json::array();  // Google Benchmark-style entries
+  std::vector<results::CaseRounds> rounds;  // one per case timed, in the trick's order
 };
 
 // A slowdown planted for the noise study (--plant_slowdown=VARIANT:FACTOR): after the
@@ -65,14 +62,8 @@ struct Plant {
 // problem; the variant's existence is checked against the trick by the caller.
 bool ParsePlant(const std::string& text, Plant* plant, std::string* error);
 
-// Runs every case's rounds. False with *error set when a variant cannot be set up or
-// throws: run->benchmarks then holds an entry with error_occurred for it.
+// Runs every case's rounds. False with *error naming the setting when a variant cannot
+// be set up or throws (run->rounds then holds the cases before it).
 bool RunRounds(const TimedRunInput& in, TimingBackend& timing, TimedRun* run, std::string* error);
-
-// Google Benchmark-style entries for the samples of `rounds` (one "iteration" entry per
-// round and variant, then mean, median, stddev and cv per benchmark), with `counters`
-// of each benchmark added to each of its entries. Exposed for tests.
-results::Json BenchmarkEntries(const TrickDef& def, const std::vector<results::CaseRounds>& rounds,
-                               const std::vector<std::vector<std::map<std::string, double>>>& counters);
 
 }  // namespace trickbench

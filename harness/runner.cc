@@ -171,7 +171,7 @@ int TrickMain(int argc, char** argv) {
             << def.cases(device).size() << " case(s) on " << device.str() << ", " << threads
             << " threads\n";
   const CheckReport checks = RunChecks(def, device, opts.seed, timing.get());
-  tb.checks = ChecksRecord(def, checks);
+  tb.checks = checks.cases;
   // One reproducibility check per run: it runs the reproduced variant twice under the
   // determinism guard, and its answer does not change from one process to the next.
   tb.reproducibility = !checks.ok ? NotChecked("not run: the checks failed")
@@ -207,14 +207,10 @@ int TrickMain(int argc, char** argv) {
   file.context["load_avg"] = results::Json::array({load.load_1min});
   file.context["num_cpus"] = load.cpus;
   TimedRun run;
-  const bool timed = RunRounds({def, checks, opts, device}, *timing, &run, &error);
-  file.benchmarks = std::move(run.benchmarks);
+  const bool timed = RunRounds({def, opts, device}, *timing, &run, &error);
   tb.rounds = std::move(run.rounds);
-  tb.status = TimedStatus(file.benchmarks, &tb.reason);
-  if (!timed && tb.status == ResultStatus::kOk) {
-    tb.status = ResultStatus::kError;
-    tb.reason = error;
-  }
+  tb.status = timed ? ResultStatus::kOk : ResultStatus::kError;
+  tb.reason = timed ? "" : error;
   if (!WriteResult(out_path, file)) return results::kExitError;
   if (tb.status != ResultStatus::kOk) {
     std::cerr << def.id() << ": " << results::Name(tb.status) << ": " << tb.reason << "\n";

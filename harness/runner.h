@@ -4,11 +4,11 @@
 //   options.h        the command line (flags, --help)
 //   timing.h         the timing backend, chosen once for the device
 //   checks.h         equivalence, active and memory checks; reproducibility
-//   benchmarks.h     the timed benchmarks (Google Benchmark)
-//   result_writer.h  the result file (results/result_file.h)
+//   rounds.h         the timed, paired rounds
+//   result_writer.h  the record (results/result_file.h) and its Google Benchmark export
 //   summary.h        the console summary
 //
-//   bazel run //benches:no_grad_inference -- --threads=2 --repetitions=15 --out=/tmp/n.json
+//   bazel run //benches:no_grad_inference -- --threads=2 --rounds=15 --out=/tmp/n.json
 //
 // Exit status (results/status.h): 0 measured, checked or skipped (needs CUDA, none
 // here), 2 bad command line, 3 invalid (a check failed: no speedup is reported), 1

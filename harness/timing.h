@@ -1,4 +1,4 @@
-// Timing backends: how a trick binary times a variant's repetitions on its device, and
+// Timing backends: how a trick binary times a variant's samples on its device, and
 // what that device adds to a result. One is chosen per run, once, for the device:
 //
 //   TimingBackends::Declare(flags, &opts.backend_switches);   // their flags: --flush_l2

@@ -20,6 +20,7 @@
 #include "determinism/fingerprint.h"
 #include "harness/checks.h"
 #include "harness/testing/subprocess.h"
+#include "results/gbench_export.h"
 #include "results/result_file.h"
 
 namespace trickbench {
@@ -72,9 +73,10 @@ TEST(Trick, VariantsAgreeAndAreInEffect) {
   for (const auto& cc : report.cases) {
     ASSERT_EQ(cc.variants.size(), Def().variants().size());
     for (const auto& vc : cc.variants) {
-      EXPECT_TRUE(vc.vs_baseline.equal) << cc.case_name << "/" << vc.variant << ": "
-                                        << vc.vs_baseline.detail;
-      EXPECT_EQ(vc.inactive, "") << cc.case_name << "/" << vc.variant;
+      EXPECT_TRUE(vc.equivalent) << cc.case_name << "/" << vc.name << ": "
+                                 << vc.equivalence_detail;
+      EXPECT_EQ(vc.inactive_reason, "") << cc.case_name << "/" << vc.name;
+      EXPECT_TRUE(vc.active) << cc.case_name << "/" << vc.name;
     }
   }
 }
@@ -91,14 +93,14 @@ TEST(Trick, NotAppliedIsCaught) {
   std::map<std::string, bool> escaped_somewhere;  // MutationUndetected variant -> seen uncaught
   for (const auto& cc : report.cases) {
     for (size_t i = 1; i < cc.variants.size(); ++i) {
-      const VariantCheck& vc = cc.variants[i];
-      const bool caught = !vc.inactive.empty() || !vc.vs_baseline.equal;
-      const std::string where = (cc.case_name.empty() ? "" : cc.case_name + "/") + vc.variant;
-      if (Def().MutationUndetectedWhy(vc.variant).empty()) {
+      const results::VariantCheck& vc = cc.variants[i];
+      const bool caught = !vc.active || !vc.equivalent;
+      const std::string where = (cc.case_name.empty() ? "" : cc.case_name + "/") + vc.name;
+      if (Def().MutationUndetectedWhy(vc.name).empty()) {
         EXPECT_TRUE(caught) << where << " run with the baseline's body passed every check: "
                             << "Inactive() cannot tell that the trick was not applied";
       } else {
-        escaped_somewhere[vc.variant] |= !caught;
+        escaped_somewhere[vc.name] |= !caught;
       }
     }
   }
@@ -119,17 +121,17 @@ TEST(Trick, DroppedUpdateIsCaught) {
   for (const auto& cc : report.cases) {
     if (!Def().Trains(cc.case_name)) continue;
     for (size_t i = 1; i < cc.variants.size(); ++i) {
-      const VariantCheck& vc = cc.variants[i];
+      const results::VariantCheck& vc = cc.variants[i];
       if (!undetected.empty()) {
-        EXPECT_TRUE(vc.vs_baseline.equal) << "the dropped update is caught now: remove "
+        EXPECT_TRUE(vc.equivalent) << "the dropped update is caught now: remove "
                                           << "MutationUndetected(kDroppedUpdate, ...)";
         continue;
       }
-      EXPECT_FALSE(vc.vs_baseline.equal)
-          << (cc.case_name.empty() ? "" : cc.case_name + "/") << vc.variant
+      EXPECT_FALSE(vc.equivalent)
+          << (cc.case_name.empty() ? "" : cc.case_name + "/") << vc.name
           << " with one of " << Def().check_steps() << " updates dropped still matches the "
           << "baseline within rtol " << Def().tolerance().rtol << ", atol "
-          << Def().tolerance().atol << " (max abs diff " << vc.vs_baseline.max_abs_diff << ")";
+          << Def().tolerance().atol << " (max abs diff " << vc.max_abs_diff << ")";
     }
   }
 }
@@ -162,7 +164,9 @@ TEST(Trick, ReproducibleAcrossProcesses) {
 
 TEST(Trick, SmokeRunWritesCompleteJson) {
   const std::string out = TmpDir() + "/" + g_expected_id + ".json";
+  const std::string exported = results::GoogleBenchmarkExportPath(out);
   std::remove(out.c_str());
+  std::remove(exported.c_str());
   constexpr int kRounds = 3;
   const Proc p = RunBinary("--out=" + out + " --min_time=0.001 --rounds=3 --threads=1");
   ASSERT_EQ(p.exit_code, 0) << p.output;
@@ -171,6 +175,10 @@ TEST(Trick, SmokeRunWritesCompleteJson) {
   ASSERT_EQ(error, "");
   const auto& tb = j.at("trickbench");
   EXPECT_EQ(tb.at("schema_version"), results::kResultSchemaVersion);
+  EXPECT_FALSE(j.contains("benchmarks")) << "the samples are the rounds, written once";
+  // Google Benchmark's JSON, beside the record.
+  const auto gb = nlohmann::json::parse(ReadFile(exported, &error));
+  ASSERT_EQ(error, "") << exported;
   // The reader reports/ uses accepts what the binary wrote.
   results::ResultFile back;
   try {
@@ -187,7 +195,7 @@ TEST(Trick, SmokeRunWritesCompleteJson) {
   if (NeedsMissingCuda()) {
     EXPECT_EQ(tb.at("status"), "skipped");
     EXPECT_NE(tb.at("reason").get<std::string>().find("CUDA"), std::string::npos);
-    EXPECT_TRUE(j.at("benchmarks").empty());
+    EXPECT_TRUE(gb.at("benchmarks").empty());
     EXPECT_FALSE(tb.at("reproducibility").at("checked").get<bool>());
     return;
   }
@@ -206,10 +214,10 @@ TEST(Trick, SmokeRunWritesCompleteJson) {
       EXPECT_EQ(c.LogRatios(v).size(), static_cast<size_t>(kRounds)) << c.case_name;
     }
   }
-  // Every case x variant has one Google Benchmark entry per round and its memory counter.
+  // In the export, every case x variant has one entry per round and its memory counter.
   std::map<std::string, int> repetitions;
   std::set<std::string> medians;
-  for (const auto& b : j.at("benchmarks")) {
+  for (const auto& b : gb.at("benchmarks")) {
     EXPECT_FALSE(b.value("error_occurred", false)) << b.dump();
     if (b.at("run_type") == "iteration") {
       ++repetitions[b.at("run_name")];
@@ -224,7 +232,7 @@ TEST(Trick, SmokeRunWritesCompleteJson) {
   for (const auto& cc : checks) {
     ASSERT_EQ(cc.at("variants").size(), Def().variants().size());
     for (const auto& v : cc.at("variants")) {
-      const std::string name = v.at("benchmark");
+      const std::string name = results::GoogleBenchmarkName(g_expected_id, cc.at("case"), v.at("name"));
       EXPECT_EQ(repetitions[name], kRounds) << name;
       EXPECT_EQ(medians.count(name), 1u) << name;
       EXPECT_TRUE(v.at("equivalent").get<bool>()) << name;

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "reports/format.h"
-#include "reports/stats.h"
 #include "stats/distributions.h"
 #include "stats/summary.h"
 
@@ -18,37 +17,23 @@ namespace reports {
 namespace {
 
 std::string IntervalText(const VariantEffect& c) {
-  return FormatRatio(c.speedup) + " [" + FormatRatio(c.ci_low) + ", " + FormatRatio(c.ci_high) +
-         "], p=" + FormatP(c.p_value);
+  return FormatRatio(c.time.speedup) + " [" + FormatRatio(c.time.low) + ", " +
+         FormatRatio(c.time.high) + "], p=" + FormatP(c.time.p_value);
 }
 
 // The relative half-width at which the interval would either exclude 1x or fit inside
 // the no-effect band, whichever comes first.
 double SettlingHalfWidth(const VariantEffect& c) {
-  const double centre = std::fabs((std::log(c.ci_high) + std::log(c.ci_low)) / 2);
+  const double centre = std::fabs((std::log(c.time.high) + std::log(c.time.low)) / 2);
   const double room = std::log1p(kNoEffectBand) - centre;
   return std::expm1(std::max(centre, room));
 }
 
-// Schema 1: repetitions that would settle it, assuming the interval's width shrinks as
-// 1/sqrt(n).
-std::optional<int> RepetitionsToSettle(const VariantEffect& c, int n) {
-  const double h = (std::log(c.ci_high) - std::log(c.ci_low)) / 2;
-  const double target = std::log1p(std::min(SettlingHalfWidth(c), kImpreciseHalfWidth));
-  const double best = n * std::pow(h / target, 2);
-  if (!(best <= kMaxRepetitionsAdvice)) return std::nullopt;
-  return std::max(n + 1, static_cast<int>(std::ceil(best)));
-}
-
-// What would settle an inconclusive time reading: processes x rounds for files with
-// rounds (stats::ToSettle), repetitions for schema 1; unset when out of reach.
-void EstimateToSettle(VariantEffect* c, const std::optional<stats::Speedup>& s, int n) {
-  if (!s) {
-    c->repetitions_to_settle = RepetitionsToSettle(*c, n);
-    return;
-  }
+// What would settle an inconclusive time reading: processes x rounds (stats::ToSettle);
+// unset when out of reach.
+void EstimateToSettle(VariantEffect* c) {
   const double target = std::min(kImpreciseHalfWidth, SettlingHalfWidth(*c));
-  const stats::Settle settle = stats::ToSettle(*s, target, 1 - kAlpha);
+  const stats::Settle settle = stats::ToSettle(c->time, target, 1 - kAlpha);
   if (settle.reachable) {
     c->processes_to_settle = settle.processes;
     c->rounds_to_settle = settle.rounds_per_process;
@@ -62,51 +47,47 @@ std::string SettleText(const VariantEffect& c) {
     return "; about " + std::to_string(*c.processes_to_settle) + " processes x " +
            std::to_string(c.rounds_to_settle.value_or(0)) + " rounds would settle it";
   }
-  if (c.repetitions_to_settle) {
-    return "; about " + std::to_string(*c.repetitions_to_settle) + " repetitions would settle it";
-  }
-  return c.method == "rounds" ? "; more than 1000 processes would be needed"
-                              : "; more than " + std::to_string(kMaxRepetitionsAdvice) +
-                                    " repetitions would be needed";
+  return "; more than 1000 processes would be needed";
 }
 
 // The time's own reading, whatever the claim: material (beyond the +-5 % band) faster or
 // slower, no effect, or not settled (then with what would settle it). Shown beside the
 // grades, and on its own where no claim is about time.
-std::string ReadTime(VariantEffect* c, const std::optional<stats::Speedup>& s, int n) {
+std::string ReadTime(VariantEffect* c) {
   // One process cannot show the variation between processes, which dominates here.
   const std::string interval =
-      IntervalText(*c) + (c->method == "rounds" ? " (one process: the interval leaves out "
-                                                   "process-to-process variation)"
-                                                 : "");
+      IntervalText(*c) + (c->time.method == "rounds" ? " (one process: the interval leaves out "
+                                                        "process-to-process variation)"
+                                                      : "");
   // Material, not merely non-zero: a trick measured at 1.03x one run and 1.01x the next
   // is the same finding, "no effect beyond 5 %", where a test of "above 1x" alone
   // flipped between two runs of one build (7 of 54 settings here). An interval wholly
   // beyond the band decides even when it is wide.
   const double band_hi = 1 + kNoEffectBand, band_lo = 1 / (1 + kNoEffectBand);
   const std::string band = FormatPercent(kNoEffectBand, 0, false);
+  const stats::Speedup& t = c->time;
   const std::string wide =
-      c->imprecise ? " (imprecise: ±" + FormatPercent(c->half_width, 0, false) + ")" : "";
-  if (c->ci_low >= band_hi) return "faster beyond " + band + ": " + interval + wide;
-  if (c->ci_high <= band_lo) return "slower beyond " + band + ": " + interval + wide;
-  if (c->ci_low >= band_lo && c->ci_high <= band_hi) {
+      t.imprecise ? " (imprecise: ±" + FormatPercent(t.half_width, 0, false) + ")" : "";
+  if (t.low >= band_hi) return "faster beyond " + band + ": " + interval + wide;
+  if (t.high <= band_lo) return "slower beyond " + band + ": " + interval + wide;
+  if (t.low >= band_lo && t.high <= band_hi) {
     return "no effect beyond " + band + ": " + interval;
   }
   std::string reading;
-  if (c->imprecise) {
-    reading = "imprecise (±" + FormatPercent(c->half_width, 0, false) + ", above " +
+  if (t.imprecise) {
+    reading = "imprecise (±" + FormatPercent(t.half_width, 0, false) + ", above " +
               FormatPercent(kImpreciseHalfWidth, 0, false) + "): " + interval;
-  } else if (c->significant && c->speedup >= band_hi) {
+  } else if (c->significant && t.speedup >= band_hi) {
     return "faster: " + interval;
-  } else if (c->significant && c->speedup <= band_lo) {
+  } else if (c->significant && t.speedup <= band_lo) {
     return "slower: " + interval;
-  } else if (c->speedup > band_lo && c->speedup < band_hi) {
+  } else if (t.speedup > band_lo && t.speedup < band_hi) {
     // A precise interval (half-width <= 10 %) around an estimate inside the band.
     return "no material effect: the estimate is within ±" + band + ": " + interval;
   } else {
     reading = "not settled: " + interval;
   }
-  EstimateToSettle(c, s, n);
+  EstimateToSettle(c);
   return reading + SettleText(*c);
 }
 
@@ -122,37 +103,14 @@ uint64_t Fnv1a(const std::string& text, uint64_t h = 14695981039346656037ull) {
   return h;
 }
 
-// The effect's time figures: from the rounds when the file had them, else (schema 1)
-// from the repetitions.
-std::optional<stats::Speedup> MeasureTime(const Trick& t, const Variant& base, const Variant& v,
-                                          VariantEffect* c) {
-  if (t.rounds > 0) {
-    stats::SpeedupOptions options;
-    options.confidence = 1 - kAlpha;
-    options.imprecise_half_width = kImpreciseHalfWidth;
-    options.seed = Fnv1a(t.id + "\n" + v.case_name + "\n" + v.name, t.seed);
-    const stats::Speedup s = stats::EstimateSpeedup(v.log_ratios, options);
-    c->speedup = s.speedup, c->ci_low = s.low, c->ci_high = s.high, c->p_value = s.p_value;
-    c->method = s.method, c->p_method = s.p_method;
-    c->processes = s.processes, c->rounds = s.rounds;
-    c->log_se = s.log_se, c->dof = s.dof, c->between_sd = s.between_sd, c->within_sd = s.within_sd;
-    c->half_width = s.half_width;
-    c->imprecise = s.imprecise;
-    c->significant = c->p_value < kAlpha;
-    return s;
-  }
-  const RatioCI ci = RatioInterval(base.samples_ns, v.samples_ns, 1 - kAlpha);
-  c->speedup = ci.ratio, c->ci_low = ci.low, c->ci_high = ci.high;
-  c->p_value = MannWhitneyU(base.samples_ns, v.samples_ns).p_value;
-  c->method = kRepetitionsMethod, c->p_method = "mann_whitney_u";
-  c->processes = static_cast<int>(std::max<size_t>(1, v.process_medians_ns.size()));
-  c->rounds = static_cast<int>(std::min(base.samples_ns.size(), v.samples_ns.size()));
-  c->log_se = (std::log(ci.high) - std::log(ci.low)) / (2 * stats::NormalQuantile(1 - kAlpha / 2));
-  c->dof = std::max(1, c->rounds - 1);
-  c->half_width = std::max(ci.high / ci.ratio - 1, 1 - ci.low / ci.ratio);
-  c->imprecise = c->half_width > kImpreciseHalfWidth;
-  c->significant = c->p_value < kAlpha;
-  return std::nullopt;
+// The effect's time figures, from the rounds of every process.
+void MeasureTime(const Trick& t, const Variant& v, VariantEffect* c) {
+  stats::SpeedupOptions options;
+  options.confidence = 1 - kAlpha;
+  options.imprecise_half_width = kImpreciseHalfWidth;
+  options.seed = Fnv1a(t.id + "\n" + v.case_name + "\n" + v.name, t.seed);
+  c->time = stats::EstimateSpeedup(v.log_ratios, options);
+  c->significant = c->time.p_value < kAlpha;
 }
 
 // A measured effect on the baseline / variant scale (> 1: the variant lowers the metric).
@@ -250,20 +208,20 @@ std::optional<Measured> MeasureFor(const results::Expectation& e, const Trick& t
       return std::nullopt;
     }
     Measured m;
-    m.estimate = c.speedup, m.low = c.ci_low, m.high = c.ci_high;
-    m.imprecise = c.imprecise;
+    m.estimate = c.time.speedup, m.low = c.time.low, m.high = c.time.high;
+    m.imprecise = c.time.imprecise;
     m.significant = c.significant;
-    m.text = IntervalText(c) + (c.method == "rounds" ? " (one process: the interval leaves out "
-                                                       "process-to-process variation)"
-                                                     : "");
+    m.text = IntervalText(c) + (c.time.method == "rounds" ? " (one process: the interval leaves "
+                                                            "out process-to-process variation)"
+                                                          : "");
     return m;
   }
   if (e.metric == "memory") {
     const bool cuda = t.device.rfind("cuda", 0) == 0;
     if (cuda) {
-      const auto b = base.counters.find("cuda_peak_allocated_bytes");
-      const auto x = v.counters.find("cuda_peak_allocated_bytes");
-      if (b == base.counters.end() || x == v.counters.end()) {
+      const auto b = base.check.counters.find("cuda_peak_allocated_bytes");
+      const auto x = v.check.counters.find("cuda_peak_allocated_bytes");
+      if (b == base.check.counters.end() || x == v.check.counters.end()) {
         *why = "no device memory peak recorded";
         return std::nullopt;
       }
@@ -271,17 +229,17 @@ std::optional<Measured> MeasureFor(const results::Expectation& e, const Trick& t
                    "device peak " + FormatBytes(static_cast<int64_t>(b->second)) + " -> " +
                        FormatBytes(static_cast<int64_t>(x->second)));
     }
-    if (base.peak_bytes == 0 && v.peak_bytes == 0) {
+    if (base.check.peak_bytes == 0 && v.check.peak_bytes == 0) {
       *why = "no CPU allocation seen by the meter";
       return std::nullopt;
     }
-    return Exact(static_cast<double>(base.peak_bytes), static_cast<double>(v.peak_bytes),
-                 FormatBytes(base.peak_bytes) + " -> " + FormatBytes(v.peak_bytes) +
+    return Exact(static_cast<double>(base.check.peak_bytes), static_cast<double>(v.check.peak_bytes),
+                 FormatBytes(base.check.peak_bytes) + " -> " + FormatBytes(v.check.peak_bytes) +
                      (c.memory_change ? " (" + FormatPercent(*c.memory_change) + ")" : ""));
   }
-  const auto b = base.counters.find(e.metric);
-  const auto x = v.counters.find(e.metric);
-  if (b == base.counters.end() || x == v.counters.end() || !std::isfinite(b->second) ||
+  const auto b = base.check.counters.find(e.metric);
+  const auto x = v.check.counters.find(e.metric);
+  if (b == base.check.counters.end() || x == v.check.counters.end() || !std::isfinite(b->second) ||
       !std::isfinite(x->second)) {
     *why = "counter " + e.metric + " not recorded for both variants";
     return std::nullopt;
@@ -320,7 +278,7 @@ void GradeSetting(const Trick& t, const Variant& base, const Variant& v, Variant
     } else {
       g.measured = m->text;
       g.grade = GradeAgainst(e, *m, &g.detail);
-      const bool advised = c->processes_to_settle || c->repetitions_to_settle;
+      const bool advised = c->processes_to_settle.has_value();
       if (e.metric == "time" && VerdictOf(g.grade) == Verdict::kInconclusive && advised) {
         g.detail += SettleText(*c);
       }
@@ -343,12 +301,7 @@ void Analyze(Trick* t) {
     t->claims_memory |= e.metric == "memory";
   }
   t->imprecise = false;
-  for (Variant& v : t->variants) {
-    if (v.samples_ns.empty()) continue;
-    const stats::Summary s = stats::Summarize(v.samples_ns);
-    v.median = s.median, v.q1 = s.q1, v.q3 = s.q3, v.iqr = s.iqr, v.mean = s.mean;
-    v.stddev = s.stddev, v.cv = s.cv, v.relative_iqr = s.relative_iqr;
-  }
+  for (Variant& v : t->variants) v.summary = stats::Summarize(v.samples_ns);
   t->effects.clear();
   const Variant* base = nullptr;
   for (const Variant& v : t->variants) {
@@ -361,22 +314,22 @@ void Analyze(Trick* t) {
     c.case_name = v.case_name;
     c.variant = v.name;
     c.baseline = base->name;
-    c.peak_bytes_baseline = base->peak_bytes;
-    c.peak_bytes_variant = v.peak_bytes;
-    if (base->peak_bytes > 0) {
-      c.memory_change = static_cast<double>(v.peak_bytes - base->peak_bytes) / base->peak_bytes;
+    c.peak_bytes_baseline = base->check.peak_bytes;
+    c.peak_bytes_variant = v.check.peak_bytes;
+    if (base->check.peak_bytes > 0) {
+      c.memory_change = static_cast<double>(v.check.peak_bytes - base->check.peak_bytes) /
+                        static_cast<double>(base->check.peak_bytes);
     }
-    c.timed = !base->samples_ns.empty() && !v.samples_ns.empty() &&
-              (t->rounds == 0 || HasRound(v.log_ratios));
+    c.timed = !base->samples_ns.empty() && !v.samples_ns.empty() && HasRound(v.log_ratios);
     if (t->outcome != results::RunOutcome::kOk) {
       c.verdict = Verdict::kNotApplicable;
       c.verdict_detail = results::Name(t->outcome) + (t->reason.empty() ? "" : ": " + t->reason);
     } else {
       std::string time_detail;
       if (c.timed) {
-        const std::optional<stats::Speedup> s = MeasureTime(*t, *base, v, &c);
-        t->imprecise |= c.imprecise;
-        time_detail = ReadTime(&c, s, c.rounds);
+        MeasureTime(*t, v, &c);
+        t->imprecise |= c.time.imprecise;
+        time_detail = ReadTime(&c);
       }
       GradeSetting(*t, *base, v, &c);
       std::vector<Verdict> verdicts;
@@ -411,7 +364,6 @@ void Analyze(Trick* t) {
       c.verdict_detail.clear();
       for (const auto& p : parts) c.verdict_detail += (c.verdict_detail.empty() ? "" : "; ") + p;
       if (c.verdict != Verdict::kInconclusive) {
-        c.repetitions_to_settle.reset();
         c.processes_to_settle.reset();
         c.rounds_to_settle.reset();
       }
@@ -474,25 +426,6 @@ void Analyze(Trick* t) {
   if (t->expectations_from_words) {
     t->verdict_detail += " (claim read from its words: no figures recorded)";
   }
-}
-
-stats::Speedup SpeedupOf(const VariantEffect& e) {
-  stats::Speedup s;
-  s.speedup = e.speedup;
-  s.low = e.ci_low;
-  s.high = e.ci_high;
-  s.log_se = e.log_se;
-  s.dof = e.dof;
-  s.p_value = e.p_value;
-  s.method = e.method;
-  s.p_method = e.p_method;
-  s.processes = e.processes;
-  s.rounds = e.rounds;
-  s.half_width = e.half_width;
-  s.imprecise = e.imprecise;
-  s.between_sd = e.between_sd;
-  s.within_sd = e.within_sd;
-  return s;
 }
 
 }  // namespace reports

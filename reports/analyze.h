@@ -25,10 +25,5 @@ namespace reports {
 // seed, id, case and variant, so re-rendering a run gives the same report.
 void Analyze(Trick* trick);
 
-// A timed effect as stats::Speedup, for stats::CompareSpeedups. Schema 1 effects get
-// the standard error their Hodges-Lehmann interval implies (half its log width over
-// the normal quantile) and repetitions - 1 degrees of freedom.
-stats::Speedup SpeedupOf(const VariantEffect& effect);
-
 }  // namespace reports
 }  // namespace trickbench

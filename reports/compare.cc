@@ -78,10 +78,9 @@ std::vector<std::string> MachineDifferences(const Report& o, const Report& n) {
 // around a null change: each side's half-width about min_effect / 2.
 void AdviseToSettle(SpeedupChange* c, const VariantEffect& o, const VariantEffect& n,
                     const stats::DecisionRule& rule) {
-  if (o.method == kRepetitionsMethod || n.method == kRepetitionsMethod) return;
   int processes = 0, rounds = 0;
   for (const VariantEffect* e : {&o, &n}) {
-    const stats::Settle s = stats::ToSettle(SpeedupOf(*e), rule.min_effect / 2, 1 - rule.alpha);
+    const stats::Settle s = stats::ToSettle(e->time, rule.min_effect / 2, 1 - rule.alpha);
     if (!s.reachable) return;
     processes = std::max(processes, s.processes);
     rounds = std::max(rounds, s.rounds_per_process);
@@ -145,9 +144,9 @@ ReportDiff CompareReports(const Report& o, const Report& n, const stats::Decisio
         b.case_name = nv.case_name;
         b.variant = nv.name;
         b.baseline = nv.baseline;
-        b.old_median = ov.median;
-        b.new_median = nv.median;
-        log_sum += std::log(nv.median / ov.median);
+        b.old_median = ov.summary.median;
+        b.new_median = nv.summary.median;
+        log_sum += std::log(b.new_median / b.old_median);
         b.pairs = static_cast<int>(std::min(ov.process_medians_ns.size(), nv.process_medians_ns.size()));
         if (c.same_session && b.pairs >= 2) {
           std::vector<double> pairs;
@@ -170,18 +169,17 @@ ReportDiff CompareReports(const Report& o, const Report& n, const stats::Decisio
         s.trick = nt.id;
         s.case_name = ne.case_name;
         s.variant = ne.variant;
-        s.old_speedup = oe.speedup, s.old_low = oe.ci_low, s.old_high = oe.ci_high;
-        s.new_speedup = ne.speedup, s.new_low = ne.ci_low, s.new_high = ne.ci_high;
-        s.old_method = oe.method, s.new_method = ne.method;
-        s.old_verdict = VerdictName(oe.verdict) + (oe.imprecise ? " (imprecise)" : "");
-        s.new_verdict = VerdictName(ne.verdict) + (ne.imprecise ? " (imprecise)" : "");
-        s.change = stats::CompareSpeedups(SpeedupOf(oe), SpeedupOf(ne), 1 - rule.alpha);
+        s.old_time = oe.time;
+        s.new_time = ne.time;
+        s.old_verdict = VerdictName(oe.verdict) + (oe.time.imprecise ? " (imprecise)" : "");
+        s.new_verdict = VerdictName(ne.verdict) + (ne.time.imprecise ? " (imprecise)" : "");
+        s.change = stats::CompareSpeedups(oe.time, ne.time, 1 - rule.alpha);
         stats::Speedup both;
-        both.log_se = std::hypot(oe.log_se, ne.log_se);
-        both.dof = std::min(oe.dof, ne.dof);
+        both.log_se = std::hypot(oe.time.log_se, ne.time.log_se);
+        both.dof = std::min(oe.time.dof, ne.time.dof);
         s.minimum_detectable_effect = stats::MinimumDetectableEffect(both, rule.alpha);
         speedup_changes.push_back(s.change);
-        c.one_process += oe.method == "rounds" || ne.method == "rounds";
+        c.one_process += oe.time.method == "rounds" || ne.time.method == "rounds";
         c.speedups.push_back(s);
       }
     }
@@ -216,7 +214,7 @@ ReportDiff CompareReports(const Report& o, const Report& n, const stats::Decisio
   for (const auto& [k, v] : n.environment) keys.insert(k);
   const auto& bad = IncomparableEnvironmentKeys();
   for (const auto& k : keys) {
-    if (DescribesOneHost(k)) continue;
+    if (results::KindOfContextKey(k) == results::ContextKind::kHost) continue;
     const auto oi = o.environment.find(k), ni = n.environment.find(k);
     const std::string ov = oi == o.environment.end() ? "(absent)" : oi->second;
     const std::string nv = ni == n.environment.end() ? "(absent)" : ni->second;

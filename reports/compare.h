@@ -34,17 +34,15 @@ namespace reports {
 // old speedup: above 1 the optimized variant gained on its baseline ("faster").
 struct SpeedupChange {
   std::string trick, case_name, variant;
-  double old_speedup = 0, old_low = 0, old_high = 0;
-  double new_speedup = 0, new_low = 0, new_high = 0;
-  std::string old_method, new_method;
+  stats::Speedup old_time, new_time;  // each side's VariantEffect::time, as measured
   std::string old_verdict, new_verdict;
   stats::Change change;
   // The smallest true change of the speedup this comparison detects with 80 % power at
   // alpha, before the correction (stats::MinimumDetectableEffect of the combined
   // standard error, on the smaller side's degrees of freedom): what the noise study reports.
   double minimum_detectable_effect = 0;
-  // Unknown outcomes: what both sides would need (stats::ToSettle); unset when a side
-  // has no rounds (schema 1) or it is out of reach.
+  // Unknown outcomes: what both sides would need (stats::ToSettle); unset when it is out
+  // of reach.
   std::optional<int> processes_to_settle, rounds_to_settle;
 };
 

@@ -31,9 +31,8 @@ std::string ChangeText(const stats::Change& c) {
          FormatPercent(c.high - 1) + "]";
 }
 
-std::string SpeedupText(double s, double lo, double hi, const std::string& method) {
-  return FormatRatio(s) + " [" + FormatRatio(lo) + ", " + FormatRatio(hi) + "]" +
-         (method == kRepetitionsMethod ? " (schema 1)" : "");
+std::string SpeedupText(const stats::Speedup& s) {
+  return FormatRatio(s.speedup) + " [" + FormatRatio(s.low) + ", " + FormatRatio(s.high) + "]";
 }
 
 std::string OutcomeText(const SpeedupChange& s) {
@@ -42,9 +41,6 @@ std::string OutcomeText(const SpeedupChange& s) {
   if (s.processes_to_settle) {
     return out + ": about " + std::to_string(*s.processes_to_settle) + " processes x " +
            std::to_string(*s.rounds_to_settle) + " rounds on each side would settle it";
-  }
-  if (s.old_method == kRepetitionsMethod || s.new_method == kRepetitionsMethod) {
-    return out + ": re-run with the current trick binaries (rounds over processes) to settle it";
   }
   return out + ": more than 1000 processes would be needed";
 }
@@ -97,8 +93,7 @@ doc::Table SpeedupTable(const ReportDiff& c) {
                                 "new/old [95% CI]", "p (Holm)", "outcome"});
   for (const auto& s : c.speedups) {
     table.AddRow({s.trick, SettingName(s.case_name, s.variant),
-                  SpeedupText(s.old_speedup, s.old_low, s.old_high, s.old_method),
-                  SpeedupText(s.new_speedup, s.new_low, s.new_high, s.new_method),
+                  SpeedupText(s.old_time), SpeedupText(s.new_time),
                   ChangeText(s.change), FormatP(s.change.p_adjusted),
                   doc::Cell(OutcomeText(s), OutcomeTone(s.change.outcome))});
   }

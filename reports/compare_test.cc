@@ -41,7 +41,7 @@ std::string ReportOf(const std::string& run, const std::string& name) {
   return dir + "/report.json";
 }
 
-// Schema 1 fixtures: alpha_fast's optimized variant is 30 % slower in run_regressed, so
+// The fixtures (one process, 9 rounds each): alpha_fast's optimized variant is 30 % slower in run_regressed, so
 // its speedup fell from 2.0x to 1.5x.
 TEST(Compare, PlantedRegressionFailsTheCiOption) {
   const std::string old_r = ReportOf("run", "cmp_old"), new_r = ReportOf("run_regressed", "cmp_new");
@@ -151,16 +151,16 @@ Report HandMade(const std::vector<double>& log_speedups, double se) {
     e.variant = "optimized";
     e.baseline = "baseline";
     e.timed = true;
-    e.speedup = std::exp(log_speedups[i]);
-    e.ci_low = e.speedup * std::exp(-2.26 * se);
-    e.ci_high = e.speedup * std::exp(2.26 * se);
-    e.log_se = se;
-    e.dof = 9;
-    e.processes = 10;
-    e.rounds = 150;
-    e.method = "bootstrap";
-    e.within_sd = se;
-    e.between_sd = se * std::sqrt(10.0);
+    e.time.speedup = std::exp(log_speedups[i]);
+    e.time.low = e.time.speedup * std::exp(-2.26 * se);
+    e.time.high = e.time.speedup * std::exp(2.26 * se);
+    e.time.log_se = se;
+    e.time.dof = 9;
+    e.time.processes = 10;
+    e.time.rounds = 150;
+    e.time.method = "bootstrap";
+    e.time.within_sd = se;
+    e.time.between_sd = se * std::sqrt(10.0);
     t.effects.push_back(e);
     r.tricks.push_back(t);
   }

@@ -9,7 +9,6 @@
 #include "reports/analyze.h"
 #include "reports/report_json.h"
 #include "reports/run_environment.h"
-#include "reports/stats.h"
 #include "results/result_file.h"
 #include "results/run_index.h"
 #include "stats/summary.h"
@@ -22,38 +21,25 @@ namespace fs = std::filesystem;
 using results::InputError;
 
 // One process's measurements, appended to the trick's variants (matched by case and
-// name): its samples, its median, and with rounds its per-round log ratios.
-void AddProcess(Trick* t, const results::ResultFile& file, const std::string& path) {
+// name): its samples, its median, and its per-round log ratios.
+void AddProcess(Trick* t, const results::ResultFile& file) {
   const results::TrickResult& r = file.trickbench;
-  const bool has_rounds = !r.rounds.empty();
-  if (t->processes > 0 && has_rounds != (t->rounds > 0)) {
-    throw InputError(path, "trickbench.rounds",
-                     std::string(has_rounds ? "present" : "missing") + ", but an earlier process of " +
-                         t->id + (has_rounds ? " has none" : " has them") +
-                         "; merge result files of one schema version");
-  }
   ++t->processes;
-  if (has_rounds) t->rounds = std::max(1, r.settings.rounds);
-  const auto repetitions =
-      has_rounds ? std::map<std::string, std::vector<double>>() : results::SamplesNs(file.benchmarks, path);
+  if (!r.rounds.empty()) t->rounds = std::max(1, r.settings.rounds);
   for (Variant& v : t->variants) {
+    const auto name = std::find(r.variants.begin(), r.variants.end(), v.name);
+    const auto rounds = std::find_if(r.rounds.begin(), r.rounds.end(),
+                                     [&](const auto& c) { return c.case_name == v.case_name; });
+    if (name == r.variants.end() || rounds == r.rounds.end()) continue;
+    const int index = static_cast<int>(name - r.variants.begin());
     std::vector<double> mine;
     double faults = 0, switches = 0;
-    if (has_rounds) {
-      const auto name = std::find(r.variants.begin(), r.variants.end(), v.name);
-      const auto rounds = std::find_if(r.rounds.begin(), r.rounds.end(),
-                                       [&](const auto& c) { return c.case_name == v.case_name; });
-      if (name == r.variants.end() || rounds == r.rounds.end()) continue;
-      const int index = static_cast<int>(name - r.variants.begin());
-      for (const results::RoundSample* x : rounds->Of(index)) {
-        mine.push_back(x->ns_per_iteration);
-        faults += x->minor_faults_per_iteration;
-        switches += static_cast<double>(x->involuntary_switches);
-      }
-      if (!v.baseline) v.log_ratios.push_back(rounds->LogRatios(index));
-    } else if (const auto it = repetitions.find(v.benchmark); it != repetitions.end()) {
-      mine = it->second;
+    for (const results::RoundSample* x : rounds->Of(index)) {
+      mine.push_back(x->ns_per_iteration);
+      faults += x->minor_faults_per_iteration;
+      switches += static_cast<double>(x->involuntary_switches);
     }
+    if (!v.baseline) v.log_ratios.push_back(rounds->LogRatios(index));
     if (mine.empty()) continue;
     // Running means over every process's samples.
     const double before = static_cast<double>(v.samples_ns.size());
@@ -67,7 +53,7 @@ void AddProcess(Trick* t, const results::ResultFile& file, const std::string& pa
 
 // The report's view of a result file: its raw fields (checks, settings), and its
 // samples as the trick's first process.
-Trick TrickOf(const results::ResultFile& file, const std::string& path) {
+Trick TrickOf(const results::ResultFile& file) {
   const results::TrickResult& r = file.trickbench;
   Trick t;
   t.id = r.id;
@@ -80,38 +66,22 @@ Trick TrickOf(const results::ResultFile& file, const std::string& path) {
   t.reason = r.reason;
   t.device = r.device;
   t.threads = r.settings.threads;
-  t.repetitions = r.settings.repetitions;
   t.min_time = r.settings.min_time;
   t.seed = r.settings.seed;
   t.tolerance = r.tolerance;
   t.reproduced_variant = r.reproduced_variant;
-  if (r.reproducibility) {
-    t.reproducibility = Reproducibility{r.reproducibility->checked,
-                                        r.reproducibility->bitwise_reproducible,
-                                        r.reproducibility->fingerprint, r.reproducibility->detail};
-  }
+  t.reproducibility = r.reproducibility;
   for (const results::CaseChecks& c : r.checks.value_or(std::vector<results::CaseChecks>{})) {
     for (size_t i = 0; i < c.variants.size(); ++i) {
-      const results::VariantCheck& check = c.variants[i];
       Variant v;
       v.case_name = c.case_name;
-      v.name = check.name;
-      v.benchmark = check.benchmark;
+      v.name = c.variants[i].name;
       v.baseline = i == 0;
-      v.peak_bytes = check.peak_bytes;
-      v.run_peak_bytes = check.run_peak_bytes;
-      v.allocations = check.allocations;
-      v.equivalent = check.equivalent;
-      v.active = check.active;
-      v.max_abs_diff = check.max_abs_diff;
-      v.max_rel_diff = check.max_rel_diff;
-      v.equivalence_detail = check.equivalence_detail;
-      v.inactive_reason = check.inactive_reason;
-      v.counters = check.counters;
+      v.check = c.variants[i];
       t.variants.push_back(std::move(v));
     }
   }
-  AddProcess(&t, file, path);
+  AddProcess(&t, file);
   return t;
 }
 
@@ -150,7 +120,7 @@ Trick MergeProcesses(const std::string& run_dir, const std::vector<const results
     Trick t;
     t.id = decisive->id;
     std::string file;
-    if (decisive->result) t = TrickOf(read(*decisive, &file), file);
+    if (decisive->result) t = TrickOf(read(*decisive, &file));
     t = with_outcome(std::move(t), *decisive);
     if (entries.size() > 1) {
       t.process_notes.push_back("process " + std::to_string(decisive->process) + " of " +
@@ -171,11 +141,11 @@ Trick MergeProcesses(const std::string& run_dir, const std::vector<const results
     const results::ResultFile result = read(*e, &file);
     if (first) {
       auto notes = std::move(t.process_notes);
-      t = with_outcome(TrickOf(result, file), *e);
+      t = with_outcome(TrickOf(result), *e);
       t.process_notes = std::move(notes);
       first = false;
     } else {
-      AddProcess(&t, result, file);
+      AddProcess(&t, result);
     }
   }
   return t;
@@ -198,9 +168,7 @@ std::string KindOf(const results::Json& j, const std::string& file) {
   }
   if (j.contains("trickbench")) return "result";
   if (j.contains("benchmarks")) {
-    throw InputError(file, "trickbench",
-                     "missing (a plain Google Benchmark file; trickbench needs the result file a "
-                     "trick binary writes)");
+    throw InputError(file, "trickbench", results::kGoogleBenchmarkFileMessage);
   }
   throw InputError(file, "kind", "missing (neither a report, a run index nor a trick result)");
 }
@@ -209,7 +177,7 @@ Trick TrickFromResult(const results::Json& result, const std::string& file,
                       std::map<std::string, std::string>* environment) {
   const results::ResultFile r = results::ResultFile::FromJson(result, file);
   if (environment) *environment = results::Environment(r);
-  Trick t = TrickOf(r, file);
+  Trick t = TrickOf(r);
   Analyze(&t);
   return t;
 }

@@ -57,12 +57,12 @@ TEST(Rounds, TwoProcessesMergeIntoOneTrick) {
   ASSERT_EQ(t.effects.size(), 1u);
   const VariantEffect& x = t.effects[0];
   const stats::Speedup expected = stats::EstimateSpeedup(e.LogRatios());
-  EXPECT_NEAR(x.speedup, expected.speedup, 1e-9);
-  EXPECT_NEAR(x.ci_low, expected.low, 1e-9);  // t interval: no resampling
-  EXPECT_EQ(x.method, "t");
-  EXPECT_EQ(x.processes, 2);
-  EXPECT_EQ(x.rounds, 30);
-  EXPECT_FALSE(x.imprecise);
+  EXPECT_NEAR(x.time.speedup, expected.speedup, 1e-9);
+  EXPECT_NEAR(x.time.low, expected.low, 1e-9);  // t interval: no resampling
+  EXPECT_EQ(x.time.method, "t");
+  EXPECT_EQ(x.time.processes, 2);
+  EXPECT_EQ(x.time.rounds, 30);
+  EXPECT_FALSE(x.time.imprecise);
   EXPECT_EQ(x.verdict, Verdict::kHolds) << x.verdict_detail;
 }
 
@@ -188,8 +188,8 @@ TEST(Rounds, SeveralProcessesBootstrapAndRerenderIdentically) {
   const Report r = MergeRun(dir);
   EXPECT_EQ(r.processes, 10);
   EXPECT_EQ(r.tricks[0].processes, 10);
-  EXPECT_EQ(r.tricks[0].effects[0].method, "bootstrap");
-  EXPECT_EQ(r.tricks[0].effects[0].p_method, "sign_flip");
+  EXPECT_EQ(r.tricks[0].effects[0].time.method, "bootstrap");
+  EXPECT_EQ(r.tricks[0].effects[0].time.p_method, "sign_flip");
   EXPECT_EQ(r.tricks[1].processes, 3);
   EXPECT_EQ(r.tricks[1].effects[0].verdict, Verdict::kDoesNotHold);  // no effect, precise
   // Seeded from the run: the same folder gives the same report, and its JSON reads back
@@ -207,8 +207,8 @@ TEST(Rounds, ImpreciseIsInconclusiveWithProcessesAndRoundsToSettleIt) {
   sc.process_effect_sd = 0.15;  // processes disagree: only more processes help
   const Report r = MergeRun(WriteSimulatedRun(ScratchDir("imprecise"), {{"alpha", stats::Simulate(sc, 4)}}));
   const VariantEffect& x = r.tricks[0].effects[0];
-  EXPECT_TRUE(x.imprecise);
-  EXPECT_GT(x.half_width, kImpreciseHalfWidth);
+  EXPECT_TRUE(x.time.imprecise);
+  EXPECT_GT(x.time.half_width, kImpreciseHalfWidth);
   EXPECT_EQ(x.verdict, Verdict::kInconclusive) << x.verdict_detail;
   ASSERT_TRUE(x.processes_to_settle.has_value());
   EXPECT_GT(*x.processes_to_settle, 3);
@@ -225,7 +225,7 @@ TEST(Rounds, ImpreciseIsInconclusiveWithProcessesAndRoundsToSettleIt) {
 
 TEST(Rounds, OneProcessSaysItsIntervalLeavesOutProcesses) {
   const Report r = MergeRun(WriteSimulatedRun(ScratchDir("one"), {{"alpha", stats::Simulate(Quiet(1, 1.3), 5)}}));
-  EXPECT_EQ(r.tricks[0].effects[0].method, "rounds");
+  EXPECT_EQ(r.tricks[0].effects[0].time.method, "rounds");
   EXPECT_NE(r.tricks[0].effects[0].verdict_detail.find("one process"), std::string::npos);
 }
 
@@ -272,7 +272,7 @@ TEST(Rounds, OlderReportIsRefusedWithWhatToDo) {
   EXPECT_EQ(CompareMain({dir + "/v1.json", dir + "/report.json"}, o2, e2), 2);
   EXPECT_EQ(e2.str(), "compare: " + dir +
                           "/v1.json: schema_version: version 1 is an older report (this build "
-                          "reads version 2); re-render it from its run folder: bazel run "
+                          "reads version 3); re-render it from its run folder: bazel run "
                           "//reports:report -- RUN_DIR\n");
 }
 
@@ -302,18 +302,25 @@ TEST(Rounds, BadRoundFieldsInAReportNameTheField) {
             "r.json: machine.steal_seconds: missing");
 }
 
-TEST(Rounds, MixedSchemaVersionsInOneTrickAreRefused) {
+// A run folder holding a schema 1 file (from before paired rounds) is refused, naming
+// the file and saying to rerun; a schema 2 process merges with schema 3 ones.
+TEST(Rounds, Schema1ProcessesAreRefusedSchema2OnesMerge) {
   const std::string dir = WriteSimulatedRun(ScratchDir("mixed"), {{"alpha", stats::Simulate(Quiet(2, 1.2), 10)}});
+  const Report all3 = MergeRun(dir);
   json p2 = json::parse(Slurp(dir + "/alpha.p2.json"));
+  p2["trickbench"]["schema_version"] = 2;
+  Spit(dir + "/alpha.p2.json", p2.dump());
+  EXPECT_EQ(ReportToJson(MergeRun(dir)).dump(), ReportToJson(all3).dump());
   p2["trickbench"]["schema_version"] = 1;
   p2["trickbench"].erase("rounds");
   Spit(dir + "/alpha.p2.json", p2.dump());
   try {
     MergeRun(dir);
-    ADD_FAILURE() << "merged a schema 1 process into a schema 2 trick";
+    ADD_FAILURE() << "merged a schema 1 process";
   } catch (const results::InputError& e) {
-    EXPECT_EQ(e.field(), "trickbench.rounds");
-    EXPECT_NE(std::string(e.what()).find("one schema version"), std::string::npos) << e.what();
+    EXPECT_EQ(e.field(), "trickbench.schema_version");
+    EXPECT_NE(e.file().find("alpha.p2.json"), std::string::npos) << e.file();
+    EXPECT_NE(std::string(e.what()).find("rerun the trick"), std::string::npos) << e.what();
   }
 }
 

@@ -42,8 +42,8 @@ std::string Setting(const VariantEffect& e) { return SettingName(e.case_name, e.
 
 std::string SpeedupText(const VariantEffect& e) {
   if (!e.timed) return "-";
-  return FormatRatio(e.speedup) + " [" + FormatRatio(e.ci_low) + ", " + FormatRatio(e.ci_high) + "]" +
-         (e.method == kRepetitionsMethod ? " (" + std::string(kRepetitionsMethod) + ")" : "");
+  return FormatRatio(e.time.speedup) + " [" + FormatRatio(e.time.low) + ", " +
+         FormatRatio(e.time.high) + "]";
 }
 
 std::string MemoryText(const VariantEffect& e) {
@@ -67,7 +67,7 @@ std::string EquivalenceText(const Trick& t) {
   for (const auto& v : t.variants) {
     if (v.baseline) continue;
     ++total;
-    equal += v.equivalent;
+    equal += v.check.equivalent;
   }
   if (total == 0) return "not checked";
   if (equal == total) return "yes";
@@ -119,8 +119,7 @@ std::string MethodLine(const Report& r) {
          FormatPercent(kNoEffectBand, 0, false) + " (interval wholly beyond, or a significant "
          "estimate beyond with a precise interval); no effect = interval within ±" +
          FormatPercent(kNoEffectBand, 0, false) + ", or a precise interval around an estimate "
-         "within it. Files without rounds are marked \"" +
-         kRepetitionsMethod + "\" (Hodges-Lehmann interval, Mann-Whitney U).";
+         "within it.";
 }
 
 Tone GradeTone(Grade g) { return VerdictTone(VerdictOf(g)); }
@@ -148,7 +147,7 @@ Text GradesText(const VariantEffect& e, bool outcome_follows) {
     }
     return t;
   }
-  Text t = VerdictText(e.verdict, e.imprecise);
+  Text t = VerdictText(e.verdict, e.time.imprecise);
   if (e.grades.size() < 2) {
     if (e.grades.size() == 1 && e.grades[0].grade != Grade::kHolds &&
         GradeName(e.grades[0].grade) != VerdictName(e.verdict)) {
@@ -206,7 +205,7 @@ doc::Table SummaryTable(const Report& r) {
       Text verdict = GradesText(e, t.outcome != results::RunOutcome::kOk);
       verdict += outcome;
       table.AddRow({trick, Setting(e) + " vs " + e.baseline, ClaimedCell(e), SpeedupText(e),
-                    e.timed ? FormatP(e.p_value) : "-", MemoryText(e), verdict});
+                    e.timed ? FormatP(e.time.p_value) : "-", MemoryText(e), verdict});
     }
   }
   return table;
@@ -219,11 +218,12 @@ doc::IntervalChart SpeedupChart(const Report& r) {
   for (const Trick& t : r.tricks) {
     for (const VariantEffect& e : t.effects) {
       if (!e.timed) continue;
-      const std::string mark = e.imprecise ? std::string(" (") + kImpreciseMark + ")" : "";
-      doc::IntervalChart::Row row{t.id + " " + Setting(e) + mark, e.speedup, e.ci_low, e.ci_high,
-                                  e.imprecise ? Tone::kMuted : VerdictTone(e.verdict),
-                                  e.imprecise,
-                                  SpeedupText(e) + ", p=" + FormatP(e.p_value) + ", " +
+      const std::string mark = e.time.imprecise ? std::string(" (") + kImpreciseMark + ")" : "";
+      doc::IntervalChart::Row row{t.id + " " + Setting(e) + mark, e.time.speedup, e.time.low,
+                                  e.time.high,
+                                  e.time.imprecise ? Tone::kMuted : VerdictTone(e.verdict),
+                                  e.time.imprecise,
+                                  SpeedupText(e) + ", p=" + FormatP(e.time.p_value) + ", " +
                                       VerdictName(e.verdict) + mark,
                                   {}};
       for (const ClaimGrade& g : e.grades) {  // claims for another device are not drawn
@@ -297,22 +297,24 @@ doc::Table VariantTable(const Trick& t) {
                         "interference", "peak memory", "equivalent", "active"});
   for (const Variant& v : t.variants) {
     const std::string setting = SettingName(v.case_name, v.name) + (v.baseline ? " (baseline)" : "");
-    const Cell equivalent = v.baseline     ? Cell("-")
-                            : v.equivalent ? Cell("yes")
-                                           : Cell("NO: " + v.equivalence_detail, Tone::kBad);
-    const Cell active = v.active ? Cell("yes") : Cell("NO: " + v.inactive_reason, Tone::kBad);
+    const results::VariantCheck& check = v.check;
+    const Cell equivalent = v.baseline         ? Cell("-")
+                            : check.equivalent ? Cell("yes")
+                                               : Cell("NO: " + check.equivalence_detail, Tone::kBad);
+    const Cell active = check.active ? Cell("yes") : Cell("NO: " + check.inactive_reason, Tone::kBad);
     if (v.samples_ns.empty()) {
-      table.AddRow({setting, "-", "-", "-", "0", "-", "-", FormatBytes(v.peak_bytes), equivalent,
+      table.AddRow({setting, "-", "-", "-", "0", "-", "-", FormatBytes(check.peak_bytes), equivalent,
                     active});
       continue;
     }
     const std::string interference = InterferenceText(v);
-    table.AddRow({setting, FormatNs(v.median),
-                  FormatNs(v.iqr) + " (" + FormatPercent(v.relative_iqr, 1, false) + ")",
-                  FormatPercent(v.cv, 1, false), std::to_string(v.samples_ns.size()),
+    const stats::Summary& s = v.summary;
+    table.AddRow({setting, FormatNs(s.median),
+                  FormatNs(s.iqr) + " (" + FormatPercent(s.relative_iqr, 1, false) + ")",
+                  FormatPercent(s.cv, 1, false), std::to_string(v.samples_ns.size()),
                   ProcessMediansText(v),
                   Cell(interference, interference == "-" ? Tone::kPlain : Tone::kFlagged),
-                  FormatBytes(v.peak_bytes), equivalent, active});
+                  FormatBytes(check.peak_bytes), equivalent, active});
   }
   return table;
 }
@@ -336,11 +338,8 @@ doc::Section TrickSection(const Trick& t) {
   s.blocks.push_back(
       doc::Paragraph{"Outcome: " + OutcomeText(t) + ". Verdict: " + t.verdict_detail + "."});
   if (!t.device.empty()) {
-    const std::string design =
-        t.rounds > 0 ? std::to_string(t.processes) + " process(es) x " + std::to_string(t.rounds) +
-                           " paired rounds x "
-                     : std::string(kRepetitionsMethod) + ": " + std::to_string(t.repetitions) +
-                           " repetitions x ";
+    const std::string design = std::to_string(t.processes) + " process(es) x " +
+                               std::to_string(t.rounds) + " paired rounds x ";
     s.blocks.push_back(doc::Paragraph{"Device " + t.device + ", " + std::to_string(t.threads) +
                                       " threads, " + design + FormatFixed(t.min_time, 3) +
                                       " s, seed " + std::to_string(t.seed) + "."});
@@ -357,7 +356,7 @@ doc::Section TrickSection(const Trick& t) {
     doc::List effects;
     for (const VariantEffect& e : t.effects) {
       Text item(Setting(e) + " vs " + e.baseline + ": ");
-      item += VerdictText(e.verdict, e.imprecise);
+      item += VerdictText(e.verdict, e.time.imprecise);
       item += Plain(": " + e.verdict_detail + ".");
       effects.items.push_back(item);
     }

@@ -53,14 +53,10 @@ ReportCounts Count(const Report& report) {
     c.not_applicable += t.verdict == Verdict::kNotApplicable;
     for (const auto& e : t.effects) {
       c.settings += e.timed;
-      c.imprecise += e.timed && e.imprecise;
+      c.imprecise += e.timed && e.time.imprecise;
     }
   }
   return c;
-}
-
-bool DescribesOneHost(const std::string& key) {
-  return key == "host_name" || key == "mhz_per_cpu";
 }
 
 std::string SettingName(const std::string& case_name, const std::string& variant) {

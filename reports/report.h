@@ -20,6 +20,8 @@
 #include <vector>
 
 #include "results/result_file.h"
+#include "stats/speedup.h"
+#include "stats/summary.h"
 #include "results/run_index.h"
 #include "results/status.h"
 
@@ -55,30 +57,26 @@ struct ClaimGrade {
 };
 
 struct Variant {
-  std::string case_name, name, benchmark;
+  std::string case_name, name;
   bool baseline = false;
   // Raw. Every sample's ns per iteration, pooled over the processes in process order:
-  // one per round (schema 2 files) or per Google Benchmark repetition (schema 1).
+  // one per round.
   std::vector<double> samples_ns;
   // Raw, per process (in process order): the median of that process's samples. The A/B
   // compare pairs process k of the old build with process k of the new one.
   std::vector<double> process_medians_ns;
-  // Raw, a non-baseline variant of a file with rounds: per process, per round
-  // log(baseline ns / this variant's ns) (results::CaseRounds::LogRatios). Empty for a
-  // baseline and for schema 1 files. The speedup and its interval come from these.
+  // Raw, a non-baseline variant: per process, per round log(baseline ns / this variant's
+  // ns) (results::CaseRounds::LogRatios). Empty for a baseline. The speedup and its
+  // interval come from these.
   std::vector<std::vector<double>> log_ratios;
-  // Raw (schema 2): median minor page faults per iteration and mean involuntary context
-  // switches per sample, over every process: an allocation-heavy or preempted variant.
+  // Raw: mean minor page faults per iteration and mean involuntary context switches per
+  // sample, over every process: an allocation-heavy or preempted variant.
   double faults_per_iteration = 0, switches_per_sample = 0;
-  // Summary of samples_ns (empty when not timed).
-  double median = 0, q1 = 0, q3 = 0, iqr = 0, mean = 0, stddev = 0, cv = 0, relative_iqr = 0;
-  // From the checks (the result file's trickbench.checks).
-  int64_t peak_bytes = 0, run_peak_bytes = 0, allocations = 0;
-  bool equivalent = false, active = false;
-  double max_abs_diff = 0, max_rel_diff = 0;
-  std::string equivalence_detail, inactive_reason;
-  // From the checks: the trick's counters and the device meter's (cuda_peak_allocated_bytes).
-  std::map<std::string, double> counters;
+  // Summary of samples_ns (all zero when not timed).
+  stats::Summary summary;
+  // Raw: the record's check of this variant (process 1's, or the deciding process's):
+  // equivalence, in effect, memory, the trick's and the device meter's counters.
+  results::VariantCheck check;
 };
 
 // The effect of one optimized variant against its case's baseline: time and memory,
@@ -86,18 +84,13 @@ struct Variant {
 struct VariantEffect {
   std::string case_name, variant, baseline;
   bool timed = false;
-  // With rounds: stats::EstimateSpeedup over the processes (SCHEMA.md section 4). Schema
-  // 1: median(baseline) / median(variant) with the Hodges-Lehmann interval and U test.
-  double speedup = 0, ci_low = 0, ci_high = 0, p_value = 1;
-  bool significant = false;
-  std::string method;    // "t", "bootstrap", "rounds" (one process), or kRepetitionsMethod
-  std::string p_method;  // "sign_flip", "t", "mann_whitney_u"
-  int processes = 0, rounds = 0;  // rounds: over all processes (schema 1: repetitions)
-  double log_se = 0, dof = 0;     // of log(speedup): what a compare of two runs needs
-  double between_sd = 0, within_sd = 0;
-  double half_width = 0;  // relative: max(ci_high / speedup - 1, 1 - ci_low / speedup)
-  bool imprecise = false;  // half_width above kImpreciseHalfWidth: a verdict only beyond +-5 %
-  // For an inconclusive result with rounds: what would settle it (stats::ToSettle).
+  // When timed: stats::EstimateSpeedup over the processes (SCHEMA.md section 4): the
+  // speedup, its interval, standard error (what a compare of two runs needs), method,
+  // and time.imprecise (half-width above kImpreciseHalfWidth: a verdict only beyond
+  // +-5 %). Held as the statistics compute it, so compare reads the same object.
+  stats::Speedup time;
+  bool significant = false;  // time.p_value below kAlpha
+  // For an inconclusive result: what would settle it (stats::ToSettle).
   std::optional<int> processes_to_settle, rounds_to_settle;
   int64_t peak_bytes_baseline = 0, peak_bytes_variant = 0;
   std::optional<double> memory_change;  // (variant - baseline) / baseline; none if baseline 0
@@ -106,15 +99,6 @@ struct VariantEffect {
   std::vector<ClaimGrade> grades;
   Verdict verdict = Verdict::kNotApplicable;
   std::string verdict_detail;
-  std::optional<int> repetitions_to_settle;  // schema 1, inconclusive time results
-};
-
-// The label of the schema 1 path, which every rendering shows beside its numbers.
-inline constexpr char kRepetitionsMethod[] = "schema 1: repetitions, no rounds";
-
-struct Reproducibility {
-  bool checked = false, bitwise_reproducible = false;
-  std::string fingerprint, detail;
 };
 
 struct Trick {
@@ -132,19 +116,18 @@ struct Trick {
   results::RunOutcome outcome = results::RunOutcome::kOk;
   std::string reason;
   std::string device;
-  // Processes merged (their result files) and rounds per case in each; rounds 0 for
-  // schema 1 files (repetitions, no rounds).
+  // Processes merged (their result files) and rounds per case in each.
   int processes = 0, rounds = 0;
   // Processes of this trick that run_all ran but the report left out, and why
   // ("process 3: timeout: ..."; the trick's numbers come from the others), and the
   // environment it set itself (run_environment.h).
   std::vector<std::string> process_notes;
-  int threads = 0, repetitions = 0;
+  int threads = 0;
   double min_time = 0;
   uint64_t seed = 0;
   results::Tolerance tolerance;
   std::string reproduced_variant;
-  std::optional<Reproducibility> reproducibility;
+  std::optional<results::Reproducibility> reproducibility;  // the record's
   std::vector<Variant> variants;
   std::vector<VariantEffect> effects;
   Verdict verdict = Verdict::kNotApplicable;
@@ -172,10 +155,6 @@ struct ReportCounts {
   int settings = 0, imprecise = 0;
 };
 ReportCounts Count(const Report& report);
-
-// Environment keys that name the machine rather than describe its setup (host name,
-// clock): ignored when environments are compared.
-bool DescribesOneHost(const std::string& key);
 
 // How a setting is named to people: "large/optimized", or "optimized" for a one-case trick.
 std::string SettingName(const std::string& case_name, const std::string& variant);

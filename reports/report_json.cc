@@ -21,9 +21,9 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 Json OrNull(const std::optional<int>& x) { return x ? Json(*x) : Json(nullptr); }
 
 Json VariantJson(const Variant& v) {
+  const stats::Summary& s = v.summary;
   return {{"case", v.case_name},
           {"name", v.name},
-          {"benchmark", v.benchmark},
           {"baseline", v.baseline},
           {"samples_ns", v.samples_ns},
           {"process_medians_ns", v.process_medians_ns},
@@ -31,28 +31,25 @@ Json VariantJson(const Variant& v) {
           {"faults_per_iteration", v.faults_per_iteration},
           {"switches_per_sample", v.switches_per_sample},
           {"samples", v.samples_ns.size()},
-          {"median_ns", v.median},
-          {"q1_ns", v.q1},
-          {"q3_ns", v.q3},
-          {"iqr_ns", v.iqr},
-          {"mean_ns", v.mean},
-          {"stddev_ns", v.stddev},
-          {"cv", v.cv},
-          {"relative_iqr", v.relative_iqr},
-          {"peak_bytes", v.peak_bytes},
-          {"run_peak_bytes", v.run_peak_bytes},
-          {"allocations", v.allocations},
-          {"equivalent", v.equivalent},
-          {"max_abs_diff", v.max_abs_diff},
-          {"max_rel_diff", v.max_rel_diff},
-          {"equivalence_detail", v.equivalence_detail},
-          {"active", v.active},
-          {"inactive_reason", v.inactive_reason},
-          {"counters", [&] {
-             Json c = Json::object();
-             for (const auto& [k, x] : v.counters) c[k] = x;  // non-finite: null
-             return c;
-           }()}};
+          {"median_ns", s.median},
+          {"q1_ns", s.q1},
+          {"q3_ns", s.q3},
+          {"iqr_ns", s.iqr},
+          {"mean_ns", s.mean},
+          {"stddev_ns", s.stddev},
+          {"cv", s.cv},
+          {"relative_iqr", s.relative_iqr},
+          {"check", results::ToJson(v.check)}};
+}
+
+Json SpeedupJson(const stats::Speedup& s) {
+  return {{"speedup", s.speedup},       {"low", s.low},
+          {"high", s.high},             {"p_value", s.p_value},
+          {"method", s.method},         {"p_method", s.p_method},
+          {"processes", s.processes},   {"rounds", s.rounds},
+          {"log_se", s.log_se},         {"dof", s.dof},
+          {"between_sd", s.between_sd}, {"within_sd", s.within_sd},
+          {"half_width", s.half_width}, {"imprecise", s.imprecise}};
 }
 
 Json GradesJson(const std::vector<ClaimGrade>& grades) {
@@ -72,21 +69,8 @@ Json EffectJson(const VariantEffect& c) {
           {"variant", c.variant},
           {"baseline", c.baseline},
           {"timed", c.timed},
-          {"speedup", c.speedup},
-          {"ci_low", c.ci_low},
-          {"ci_high", c.ci_high},
-          {"p_value", c.p_value},
+          {"time", c.timed ? SpeedupJson(c.time) : Json(nullptr)},
           {"significant", c.significant},
-          {"method", c.method},
-          {"p_method", c.p_method},
-          {"processes", c.processes},
-          {"rounds", c.rounds},
-          {"log_se", c.log_se},
-          {"dof", c.dof},
-          {"between_sd", c.between_sd},
-          {"within_sd", c.within_sd},
-          {"half_width", c.half_width},
-          {"imprecise", c.imprecise},
           {"peak_bytes_baseline", c.peak_bytes_baseline},
           {"peak_bytes_variant", c.peak_bytes_variant},
           {"memory_change", c.memory_change ? Json(*c.memory_change) : Json(nullptr)},
@@ -94,8 +78,7 @@ Json EffectJson(const VariantEffect& c) {
           {"verdict", VerdictName(c.verdict)},
           {"verdict_detail", c.verdict_detail},
           {"processes_to_settle", OrNull(c.processes_to_settle)},
-          {"rounds_to_settle", OrNull(c.rounds_to_settle)},
-          {"repetitions_to_settle", OrNull(c.repetitions_to_settle)}};
+          {"rounds_to_settle", OrNull(c.rounds_to_settle)}};
 }
 
 // Positive finite times, each error naming its element.
@@ -120,7 +103,7 @@ Json ReportToJson(const Report& r) {
     Json variants = Json::array(), comparisons = Json::array();
     for (const auto& v : t.variants) variants.push_back(VariantJson(v));
     for (const auto& c : t.effects) comparisons.push_back(EffectJson(c));
-    Json rep = nullptr;
+    Json rep = nullptr;  // the record's first four fields: per case is in the result files
     if (t.reproducibility) {
       rep = {{"checked", t.reproducibility->checked},
              {"bitwise_reproducible", t.reproducibility->bitwise_reproducible},
@@ -149,7 +132,6 @@ Json ReportToJson(const Report& r) {
                        {{"processes", t.processes},
                         {"rounds", t.rounds},
                         {"threads", t.threads},
-                        {"repetitions", t.repetitions},
                         {"min_time", t.min_time},
                         {"seed", t.seed}}},
                       {"tolerance",
@@ -195,7 +177,6 @@ Json ReportToJson(const Report& r) {
              "t on the process values (< 10 processes), calibrated two-stage bootstrap (>= 10), "
              "bootstrap over rounds (1 process)"},
             {"test", "sign-flip randomization over processes (>= 6), else t"},
-            {"schema_1", "Hodges-Lehmann interval of the ratio of medians, Mann-Whitney U"},
             {"alpha", kAlpha},
             {"confidence", 1 - kAlpha},
             {"imprecise_half_width", kImpreciseHalfWidth},
@@ -286,7 +267,6 @@ Report ReportFromJson(const Json& j, const std::string& file) {
     t.processes = static_cast<int>(f.Int(s, JsonPath(p, "settings"), "processes", 0));
     t.rounds = static_cast<int>(f.Int(s, JsonPath(p, "settings"), "rounds", 0));
     t.threads = static_cast<int>(f.Int(s, JsonPath(p, "settings"), "threads", 0));
-    t.repetitions = static_cast<int>(f.Int(s, JsonPath(p, "settings"), "repetitions", 0));
     t.min_time = f.Number(s, JsonPath(p, "settings"), "min_time");
     t.seed = static_cast<uint64_t>(f.Int(s, JsonPath(p, "settings"), "seed", 0));
     const Json& tol = f.Object(tj, p, "tolerance");
@@ -297,7 +277,7 @@ Report ReportFromJson(const Json& j, const std::string& file) {
     const Json& rep = f.Member(tj, p, "reproducibility");
     if (!rep.is_null()) {
       const std::string rp = JsonPath(p, "reproducibility");
-      Reproducibility x;
+      results::Reproducibility x;
       x.checked = f.Bool(rep, rp, "checked");
       x.bitwise_reproducible = f.Bool(rep, rp, "bitwise_reproducible");
       x.fingerprint = f.String(rep, rp, "fingerprint");
@@ -310,7 +290,6 @@ Report ReportFromJson(const Json& j, const std::string& file) {
       Variant v;
       v.case_name = f.String(vs[vi], vp, "case");
       v.name = f.String(vs[vi], vp, "name");
-      v.benchmark = f.String(vs[vi], vp, "benchmark");
       v.baseline = f.Bool(vs[vi], vp, "baseline");
       v.samples_ns = Times(f, f.Array(vs[vi], vp, "samples_ns"), JsonPath(vp, "samples_ns"));
       if (t.outcome == results::RunOutcome::kOk && v.samples_ns.empty()) f.Fail(JsonPath(vp, "samples_ns"), "empty");
@@ -323,30 +302,14 @@ Report ReportFromJson(const Json& j, const std::string& file) {
         for (size_t q = 0; q < lr[k].size(); ++q) process.push_back(f.NumberAt(lr[k], lp, q));
         v.log_ratios.push_back(std::move(process));
       }
-      if (t.rounds > 0 && !v.baseline && t.outcome == results::RunOutcome::kOk &&
+      if (!v.baseline && t.outcome == results::RunOutcome::kOk &&
           std::none_of(v.log_ratios.begin(), v.log_ratios.end(),
                        [](const auto& x) { return !x.empty(); })) {
         f.Fail(JsonPath(vp, "log_ratios"), "no round (settings.rounds is " + std::to_string(t.rounds) + ")");
       }
       v.faults_per_iteration = f.Number(vs[vi], vp, "faults_per_iteration");
       v.switches_per_sample = f.Number(vs[vi], vp, "switches_per_sample");
-      v.peak_bytes = f.Int(vs[vi], vp, "peak_bytes", 0);
-      v.run_peak_bytes = f.Int(vs[vi], vp, "run_peak_bytes");
-      v.allocations = f.Int(vs[vi], vp, "allocations", 0);
-      v.equivalent = f.Bool(vs[vi], vp, "equivalent");
-      // Not finite (NaN against a number) is written as null, as in the result file.
-      v.max_abs_diff = f.NumberOrNull(vs[vi], vp, "max_abs_diff", kInfinity);
-      v.max_rel_diff = f.NumberOrNull(vs[vi], vp, "max_rel_diff", kInfinity);
-      v.equivalence_detail = f.String(vs[vi], vp, "equivalence_detail");
-      v.active = f.Bool(vs[vi], vp, "active");
-      v.inactive_reason = f.String(vs[vi], vp, "inactive_reason");
-      if (vs[vi].contains("counters")) {
-        const std::string cp = JsonPath(vp, "counters");
-        const Json& counters = f.Object(vs[vi], vp, "counters");
-        for (const auto& [k, x] : counters.items()) {
-          v.counters[k] = f.NumberOrNull(counters, cp, k, std::nan(""));
-        }
-      }
+      v.check = results::VariantCheckFromJson(f, f.Object(vs[vi], vp, "check"), JsonPath(vp, "check"));
       t.variants.push_back(std::move(v));
     }
     if (t.outcome == results::RunOutcome::kOk && t.variants.size() < 2) {

@@ -19,8 +19,10 @@ namespace reports {
 
 // 2: speedups from paired rounds over processes (SCHEMA.md section 4), "imprecise"
 // instead of "noisy", per-process medians, log ratios, the machine and the A/B session.
-// A version 1 report is refused with what to do: re-render it from its run folder.
-inline constexpr int kReportSchemaVersion = 2;
+// 3: each variant's check as the result file's (variants[].check), each effect's
+// statistics as stats::Speedup (comparisons[].time), no schema-1 fields. An older
+// report is refused with what to do: re-render it from its run folder.
+inline constexpr int kReportSchemaVersion = 3;
 inline constexpr char kReportKind[] = "trickbench-report";
 
 results::Json ReportToJson(const Report& report);

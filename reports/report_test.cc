@@ -54,7 +54,7 @@ TEST(Merge, FixtureRunGetsTheExpectedVerdicts) {
   EXPECT_EQ(r.source, "run");
   EXPECT_EQ(r.environment.at("torch_version"), "1.13.0");
   EXPECT_EQ(Find(r, "alpha_fast").verdict, Verdict::kHolds);
-  EXPECT_NEAR(Find(r, "alpha_fast").effects[0].speedup, 2, 0.1);
+  EXPECT_NEAR(Find(r, "alpha_fast").effects[0].time.speedup, 2, 0.1);
   EXPECT_EQ(Find(r, "beta_memory").verdict, Verdict::kHolds);  // memory claim
   EXPECT_TRUE(Find(r, "beta_memory").claims_memory);
   EXPECT_FALSE(Find(r, "beta_memory").claims_time);
@@ -62,26 +62,26 @@ TEST(Merge, FixtureRunGetsTheExpectedVerdicts) {
   EXPECT_EQ(Find(r, "gamma_noeffect").effects.size(), 2u);
   const Trick& noisy = Find(r, "delta_noisy");
   EXPECT_TRUE(noisy.imprecise);
-  // 3.06x [1.06x, 3.96x]: imprecise, but wholly beyond +5 %: faster is known, its size not.
+  // About 3.2x [2.7x, 4x]: imprecise, but wholly beyond +5 %: faster is known, its size not.
   EXPECT_EQ(noisy.verdict, Verdict::kHolds);
   EXPECT_NE(noisy.effects[0].verdict_detail.find("faster (beyond ±5%): holds (in the claimed range"),
             std::string::npos)
       << noisy.effects[0].verdict_detail;
-  EXPECT_TRUE(noisy.effects[0].imprecise);
-  EXPECT_EQ(noisy.effects[0].method, kRepetitionsMethod);  // schema 1 files, labelled
+  EXPECT_TRUE(noisy.effects[0].time.imprecise);
+  EXPECT_EQ(noisy.effects[0].time.method, "rounds");  // one process per trick in the fixtures
   const Trick& eps = Find(r, "epsilon_unsettled");
-  // 1.03x [0.99x, 1.07x]: precise, the estimate within +-5 %: no material effect.
+  // About 1.03x [1.00x, 1.05x]: precise, the estimate within +-5 %: no material effect.
   EXPECT_EQ(eps.verdict, Verdict::kDoesNotHold);
   EXPECT_EQ(eps.effects[0].verdict, Verdict::kDoesNotHold);
   EXPECT_NE(eps.effects[0].verdict_detail.find("no effect (a precise interval around an estimate"),
             std::string::npos)
       << eps.effects[0].verdict_detail;
-  EXPECT_FALSE(eps.effects[0].repetitions_to_settle.has_value());
+  EXPECT_FALSE(eps.effects[0].processes_to_settle.has_value());
   EXPECT_EQ(eps.effects[1].verdict, Verdict::kDoesNotHold);  // 1.2x slower
   EXPECT_EQ(Find(r, "zeta_gpu").verdict, Verdict::kNotApplicable);
   EXPECT_EQ(Find(r, "zeta_gpu").outcome, RunOutcome::kSkipped);
   EXPECT_EQ(Find(r, "eta_invalid").outcome, RunOutcome::kInvalid);
-  EXPECT_FALSE(Find(r, "eta_invalid").variants[1].equivalent);
+  EXPECT_FALSE(Find(r, "eta_invalid").variants[1].check.equivalent);
   EXPECT_EQ(Find(r, "theta_crashed").outcome, RunOutcome::kCrashed);
   EXPECT_TRUE(Find(r, "alpha_fast").reproducibility->bitwise_reproducible);
   EXPECT_FALSE(Find(r, "beta_memory").reproducibility->bitwise_reproducible);
@@ -126,18 +126,18 @@ TEST(Merge, NonFiniteDifferenceSurvivesTheReport) {
   Report r;
   r.source = "eta";
   r.tricks.push_back(TrickFromResult(eta, "eta.json", nullptr));
-  EXPECT_TRUE(std::isinf(r.tricks[0].variants[1].max_abs_diff));
+  EXPECT_TRUE(std::isinf(r.tricks[0].variants[1].check.max_abs_diff));
   const json written = ParseJsonText(ReportToJson(r).dump(), "r.json");  // as in the file
-  EXPECT_TRUE(written["tricks"][0]["variants"][1]["max_abs_diff"].is_null());
+  EXPECT_TRUE(written["tricks"][0]["variants"][1]["check"]["max_abs_diff"].is_null());
   const Report back = ReportFromJson(written, "r.json");
-  EXPECT_TRUE(std::isinf(back.tricks[0].variants[1].max_abs_diff));
+  EXPECT_TRUE(std::isinf(back.tricks[0].variants[1].check.max_abs_diff));
 }
 
 // --check_only writes status "checked" and no timings: ok, but nothing to judge time on.
 TEST(Merge, CheckedResultIsOkButUntimed) {
   json alpha = json::parse(Slurp(Fixture("run/alpha_fast.json")));
   alpha["trickbench"]["status"] = "checked";
-  alpha["benchmarks"] = json::array();
+  alpha["trickbench"].erase("rounds");
   const Trick t = TrickFromResult(alpha, "alpha.json", nullptr);
   EXPECT_EQ(t.outcome, RunOutcome::kOk);
   ASSERT_EQ(t.effects.size(), 1u);
@@ -206,7 +206,7 @@ TEST(BadInput, MissingField) {
   const InputError e = LoadError(Mutated([](json& j) { j["trickbench"].erase("claim"); }));
   EXPECT_EQ(e.field(), "trickbench.claim");
   EXPECT_EQ(std::string(e.what()), "bad.json: trickbench.claim: missing");
-  EXPECT_EQ(LoadError(Mutated([](json& j) { j.erase("trickbench"); })).field(), "trickbench");
+  EXPECT_EQ(LoadError(Mutated([](json& j) { j.erase("trickbench"); })).field(), "kind");
   EXPECT_EQ(LoadError(Mutated([](json& j) {
               j["trickbench"]["checks"][0]["variants"][1].erase("peak_bytes");
             })).field(),
@@ -218,40 +218,48 @@ TEST(BadInput, WrongType) {
       LoadError(Mutated([](json& j) { j["trickbench"]["settings"]["threads"] = "two"; }));
   EXPECT_EQ(e.field(), "trickbench.settings.threads");
   EXPECT_NE(std::string(e.what()).find("expected an integer, got a string"), std::string::npos);
-  EXPECT_EQ(LoadError(Mutated([](json& j) { j["benchmarks"] = json::object(); })).field(),
-            "benchmarks");
-  EXPECT_EQ(LoadError(Mutated([](json& j) { j["benchmarks"][0]["real_time"] = "fast"; })).field(),
-            "benchmarks[0].real_time");
+  EXPECT_EQ(LoadError(Mutated([](json& j) {
+              j["trickbench"]["rounds"][0]["samples"]["ns_per_iteration"][0] = "fast";
+            })).field(),
+            "trickbench.rounds[0].samples.ns_per_iteration[0]");
 }
 
 TEST(BadInput, NanAndInfiniteAndNegativeTimes) {
-  std::string text = Mutated([](json& j) { j["benchmarks"][0]["real_time"] = 12345.5; });
+  std::string text = Mutated([](json& j) {
+    j["trickbench"]["rounds"][0]["samples"]["ns_per_iteration"][0] = 12345.5;
+  });
   const auto at = text.find("12345.5");
   ASSERT_NE(at, std::string::npos);
   std::string nan = text;
   nan.replace(at, 7, "NaN");
   InputError e = LoadError(nan);
-  EXPECT_EQ(e.field(), "real_time");
+  EXPECT_EQ(e.field(), "ns_per_iteration");
   EXPECT_NE(std::string(e.what()).find("NaN"), std::string::npos) << e.what();
   std::string inf = text;
   inf.replace(at, 7, "1e999");
   e = LoadError(inf);
-  EXPECT_EQ(e.field(), "real_time");
+  EXPECT_EQ(e.field(), "ns_per_iteration");
   EXPECT_NE(std::string(e.what()).find("not a finite number"), std::string::npos) << e.what();
-  e = LoadError(Mutated([](json& j) { j["benchmarks"][3]["real_time"] = -1.0; }));
-  EXPECT_EQ(e.field(), "benchmarks[3].real_time");
-  EXPECT_NE(std::string(e.what()).find("negative time"), std::string::npos);
+  e = LoadError(Mutated([](json& j) {
+    j["trickbench"]["rounds"][0]["samples"]["ns_per_iteration"][3] = -1.0;
+  }));
+  EXPECT_EQ(e.field(), "trickbench.rounds[0].samples.ns_per_iteration[3]");
+  EXPECT_NE(std::string(e.what()).find("not a positive time"), std::string::npos);
 }
 
-TEST(BadInput, EmptyBenchmarkList) {
-  const InputError e = LoadError(Mutated([](json& j) { j["benchmarks"] = json::array(); }));
-  EXPECT_EQ(e.field(), "benchmarks");
-  EXPECT_NE(std::string(e.what()).find("empty benchmark list"), std::string::npos);
-  // A variant with no samples of its own is named too.
+TEST(BadInput, NoRoundsOrChecksThatDoNotMatchTheVariants) {
+  const InputError e = LoadError(Mutated([](json& j) { j["trickbench"].erase("rounds"); }));
+  EXPECT_EQ(e.field(), "trickbench.rounds");
+  EXPECT_NE(std::string(e.what()).find("expected one entry per case"), std::string::npos);
+  // A check names the variant it pairs with; a mismatch is named too.
   const InputError f = LoadError(Mutated([](json& j) {
-    j["trickbench"]["checks"][0]["variants"][1]["benchmark"] = "BM_nothing";
+    j["trickbench"]["checks"][0]["variants"][1]["name"] = "nothing";
   }));
-  EXPECT_EQ(f.field(), "trickbench.checks[0].variants[1].benchmark");
+  EXPECT_EQ(f.field(), "trickbench.checks[0].variants[1].name");
+  // The Google Benchmark export, given where the record belongs, says which file to give.
+  const InputError g = LoadError(R"({"context": {}, "benchmarks": []})");
+  EXPECT_EQ(g.field(), "trickbench");
+  EXPECT_NE(std::string(g.what()).find("gbench.json"), std::string::npos) << g.what();
 }
 
 TEST(BadInput, ReproducibilityFields) {
@@ -269,7 +277,12 @@ TEST(BadInput, ReproducibilityFields) {
 }
 
 TEST(BadInput, PlainGoogleBenchmarkFileIsNamed) {
-  EXPECT_EQ(LoadError(Mutated([](json& j) { j.erase("trickbench"); })).field(), "trickbench");
+  const InputError e = LoadError(Mutated([](json& j) {
+    j.erase("trickbench");
+    j["benchmarks"] = json::array();
+  }));
+  EXPECT_EQ(e.field(), "trickbench");
+  EXPECT_NE(std::string(e.what()).find("Google Benchmark file"), std::string::npos) << e.what();
   EXPECT_EQ(LoadError("[1, 2]").field(), "");
 }
 
@@ -314,11 +327,13 @@ TEST(BadInput, RunWithoutTricksIsRefused) {
 TEST(Cli, ReportOnBadInputWritesNothing) {
   const std::string dir = CopyOfRun("bad_run");
   json alpha = json::parse(Slurp(dir + "/alpha_fast.json"));
-  alpha["benchmarks"][0]["real_time"] = -3.0;
+  alpha["trickbench"]["rounds"][0]["samples"]["ns_per_iteration"][0] = -3.0;
   Spit(dir + "/alpha_fast.json", alpha.dump());
   std::ostringstream out, err;
   EXPECT_EQ(ReportMain({dir}, out, err), 2);
-  EXPECT_EQ(err.str(), "report: " + dir + "/alpha_fast.json: benchmarks[0].real_time: negative time -3.000\n");
+  EXPECT_EQ(err.str(), "report: " + dir +
+                           "/alpha_fast.json: trickbench.rounds[0].samples.ns_per_iteration[0]: not a "
+                           "positive time (a ratio needs positive times)\n");
   for (const char* name : {"report.json", "report.md", "report.html"}) {
     EXPECT_FALSE(fs::exists(dir + "/" + name)) << name;
   }

@@ -62,17 +62,14 @@ inline results::ResultFile SimulatedResult(const SimulatedTrick& trick, int proc
   t.tolerance = {};  // bitwise
   t.settings.threads = 1;
   t.settings.rounds = static_cast<int>(base.size());
-  t.settings.repetitions = t.settings.rounds;
   t.settings.min_time = 0.01;
   t.settings.seed = 7;
-  t.settings.random_interleaving = true;
   t.settings.timing = "wall_clock";
   t.settings.process = process + 1;
   results::CaseChecks checks{"", {}};
   for (const std::string& v : t.variants) {
     results::VariantCheck c;
     c.name = v;
-    c.benchmark = "BM_" + trick.id + "/" + v;
     c.equivalent = true;
     c.active = true;
     c.peak_bytes = v == "baseline" ? trick.baseline_peak_bytes : trick.optimized_peak_bytes;
@@ -95,15 +92,6 @@ inline results::ResultFile SimulatedResult(const SimulatedTrick& trick, int proc
       s.involuntary_switches = trick.switches_per_sample;
       s.minor_faults_per_iteration = trick.faults_per_iteration;
       rounds.samples.push_back(s);
-      r.benchmarks.push_back({{"name", checks.variants[static_cast<size_t>(v)].benchmark},
-                              {"run_name", checks.variants[static_cast<size_t>(v)].benchmark},
-                              {"run_type", "iteration"},
-                              {"repetitions", base.size()},
-                              {"repetition_index", k},
-                              {"iterations", 10},
-                              {"real_time", s.ns_per_iteration},
-                              {"cpu_time", s.ns_per_iteration},
-                              {"time_unit", "ns"}});
     }
   }
   t.rounds.push_back(rounds);

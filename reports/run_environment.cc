@@ -56,7 +56,7 @@ void ReconcileEnvironments(const std::vector<FileEnvironment>& files, Report* re
   std::set<std::string> keys;
   for (const FileEnvironment& f : files) {
     for (const auto& [k, v] : f.environment) {
-      if (!DescribesOneHost(k)) {
+      if (results::KindOfContextKey(k) != results::ContextKind::kHost) {
         keys.insert(k);
       } else {
         report->environment.emplace(k, v);  // the first file's; these differ by design

@@ -9,7 +9,6 @@ namespace reports {
 inline constexpr double kAlpha = 0.05;               // test level; intervals are 1 - alpha
 inline constexpr double kImpreciseHalfWidth = 0.10;  // relative half-width above = imprecise
 inline constexpr double kNoEffectBand = 0.05;        // |speedup - 1| within 5 % = no effect
-inline constexpr int kMaxRepetitionsAdvice = 1000;   // schema 1 advice
 // Shown beside a variant's times when reached: it allocates fresh pages (whose faults
 // cost more than many kernels) or it was preempted during most samples.
 inline constexpr double kManyFaultsPerIteration = 1;

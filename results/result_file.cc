@@ -1,5 +1,5 @@
-// The result file written: the record's JSON (SCHEMA.md), the environment it carries,
-// and the log ratios of its rounds. Reading it is result_file_read.cc.
+// The record written: its JSON (SCHEMA.md section 1), the environment it carries, and the
+// log ratios of its rounds. Reading it is result_file_read.cc.
 #include "results/result_file.h"
 
 #include <cmath>
@@ -9,13 +9,11 @@
 
 namespace trickbench {
 namespace results {
-namespace {
 
-Json VariantCheckJson(const VariantCheck& v) {
+Json ToJson(const VariantCheck& v) {
   Json counters = Json::object();
   for (const auto& [k, value] : v.counters) counters[k] = value;  // non-finite: null
   return {{"name", v.name},
-          {"benchmark", v.benchmark},
           {"equivalent", v.equivalent},
           {"max_abs_diff", v.max_abs_diff},
           {"max_rel_diff", v.max_rel_diff},
@@ -26,8 +24,11 @@ Json VariantCheckJson(const VariantCheck& v) {
           {"peak_bytes", v.peak_bytes},
           {"run_peak_bytes", v.run_peak_bytes},
           {"allocations", v.allocations},
+          {"items_per_run", v.items_per_run},
           {"counters", counters}};
 }
+
+namespace {
 
 Json ReproducibilityJson(const Reproducibility& r) {
   Json j = {{"checked", r.checked}};
@@ -88,11 +89,9 @@ namespace {
 
 Json TrickResultJson(const TrickResult& t) {
   Json settings = {{"threads", t.settings.threads},
-                   {"repetitions", t.settings.repetitions},
                    {"min_time", t.settings.min_time},
                    {"seed", t.settings.seed},
                    {"check_steps", t.settings.check_steps},
-                   {"random_interleaving", t.settings.random_interleaving},
                    {"timing", t.settings.timing},
                    {"rounds", t.settings.rounds},
                    {"process", t.settings.process}};
@@ -128,7 +127,7 @@ Json TrickResultJson(const TrickResult& t) {
     Json cases = Json::array();
     for (const CaseChecks& c : *t.checks) {
       Json variants = Json::array();
-      for (const VariantCheck& v : c.variants) variants.push_back(VariantCheckJson(v));
+      for (const VariantCheck& v : c.variants) variants.push_back(ToJson(v));
       cases.push_back({{"case", c.case_name}, {"variants", variants}});
     }
     j["checks"] = std::move(cases);
@@ -169,15 +168,22 @@ std::vector<const RoundSample*> CaseRounds::Of(int variant) const {
 }
 
 Json ResultFile::ToJson() const {
-  return {{"context", context}, {"benchmarks", benchmarks}, {"trickbench", TrickResultJson(trickbench)}};
+  return {{"context", context}, {"trickbench", TrickResultJson(trickbench)}};
+}
+
+ContextKind KindOfContextKey(const std::string& key) {
+  static const std::set<std::string> kRunKeys = {"executable", "date",          "caches",
+                                                 "load_avg",   "trickbench_id", "profiles"};
+  static const std::set<std::string> kHostKeys = {"host_name", "mhz_per_cpu"};
+  if (kRunKeys.count(key)) return ContextKind::kRun;
+  if (kHostKeys.count(key)) return ContextKind::kHost;
+  return ContextKind::kEnvironment;
 }
 
 std::map<std::string, std::string> Environment(const ResultFile& result) {
-  static const std::set<std::string> kPerRun = {"executable", "date",          "caches",
-                                                "load_avg",   "trickbench_id", "profiles"};
   std::map<std::string, std::string> env;
   for (const auto& [k, v] : result.context.items()) {
-    if (kPerRun.count(k)) continue;
+    if (KindOfContextKey(k) == ContextKind::kRun) continue;
     env[k] = v.is_string() ? v.get<std::string>() : v.dump();
   }
   return env;

@@ -1,19 +1,23 @@
-// The per-trick result file a trick binary writes (<id>.json): Google Benchmark's JSON,
-// kept as it is so that its compare.py reads it, plus a "trickbench" object that says
-// what was measured, how, and whether the checks passed. Format: reports/SCHEMA.md
-// section 1.
+// The measurement record: what one trick process measured (<id>.json), typed. The
+// harness fills it, run_all and the reports read it, and every other format is a printer
+// of it (Google Benchmark's JSON: gbench_export.h; the console summary:
+// harness/summary.h; reports: reports/). Format: reports/SCHEMA.md section 1.
 //
 //   results::ResultFile file;
-//   file.context = gb_json["context"];             // Google Benchmark's, plus ours
-//   file.benchmarks = gb_json["benchmarks"];
+//   file.context["torch_version"] = "2.11.0";      // harness/context.h's entries
 //   file.trickbench.id = "no_grad_inference";
 //   file.trickbench.status = results::ResultStatus::kOk;
-//   ...
+//   file.trickbench.rounds = ...;                    // the paired rounds: the samples
 //   std::string error;
 //   if (!results::WriteResultFile(path, file, &error)) ...      // atomically
 //
 //   const results::ResultFile back = results::ReadResultFile(path);   // or InputError
-//   for (const auto& [benchmark, ns] : results::SamplesNs(back.benchmarks, path)) ...
+//   for (const results::CaseRounds& c : back.trickbench.rounds) c.LogRatios(1) ...
+//
+// Why the rounds are the only samples: until schema 3 the same samples were also
+// written as Google Benchmark "iteration" entries, paired with the checks by name
+// strings that nothing checked agreed. Now a sample is written once, and pairs with its
+// variant by index.
 //
 // FromJson checks everything a reader relies on and names the file and the field in
 // its error ("x.json: trickbench.checks[0].variants[1].peak_bytes: expected an
@@ -36,21 +40,22 @@ namespace trickbench {
 namespace results {
 
 // The one definition of the result file's schema version. 2 added the paired rounds
-// (trickbench.rounds) and settings.rounds, process and plant; version 1 files (Google
-// Benchmark repetitions, no rounds) are still read, with `rounds` empty.
-inline constexpr int kResultSchemaVersion = 2;
-inline constexpr int kOldestReadableResultSchemaVersion = 1;
+// (trickbench.rounds) and settings.rounds, process and plant; 3 dropped the Google
+// Benchmark entries (now an export beside the record), checks[].benchmark and
+// settings.repetitions and random_interleaving, and added checks[].items_per_run. A
+// version 2 file is read (what 3 dropped is ignored); a version 1 file (repetitions, no
+// rounds) is refused with what to do.
+inline constexpr int kResultSchemaVersion = 3;
+inline constexpr int kOldestReadableResultSchemaVersion = 2;
 
 // How the trick was run (trickbench.settings).
 struct Settings {
   int threads = 0;  // intra-op threads
-  int repetitions = 0;
-  double min_time = 0;  // seconds per repetition
+  double min_time = 0;  // seconds per sample
   uint64_t seed = 0;
   int check_steps = 0;               // optional: 0 when not recorded
-  bool random_interleaving = false;  // optional
   std::string timing;                // optional: "wall_clock", "cuda_events"; "" when not recorded
-  int rounds = 0;    // optional (schema 2): paired rounds per case; 0 in version 1 files
+  int rounds = 0;    // paired rounds per case
   int process = 0;   // optional: which of run_all's processes for this trick (1-based); 0 alone
   // optional: a planted slowdown (the noise study): `plant_variant`'s samples were made
   // `plant_factor` times slower by busy-waiting. Empty variant, factor 1: none.
@@ -61,21 +66,22 @@ struct Settings {
   Json backend = Json::object();
 };
 
-// One variant's checks (trickbench.checks[].variants[]).
+// One variant's checks (trickbench.checks[].variants[]): the one check record. The
+// harness's checks (harness/checks.h) fill it, the record writes it, the reports hold it.
 struct VariantCheck {
-  std::string name;
-  std::string benchmark;  // the Google Benchmark name carrying its samples: how variants pair up
-  bool equivalent = false;
+  std::string name;      // the variant; checks[].variants[i] is trickbench.variants[i]
+  bool equivalent = false;  // Result() equals the baseline's within the tolerance
   // Not finite (NaN against a number) when written as null: read as infinity.
   double max_abs_diff = 0;
   double max_rel_diff = 0;
   std::string equivalence_detail;
   bool active = false;
   std::string inactive_reason;
-  int64_t setup_bytes = 0;  // optional
-  int64_t peak_bytes = 0;
-  int64_t run_peak_bytes = 0;
-  int64_t allocations = 0;
+  int64_t setup_bytes = 0;     // CPU bytes live after SetUp
+  int64_t peak_bytes = 0;      // peak CPU bytes live during the runs, SetUp's survivors included
+  int64_t run_peak_bytes = 0;  // peak minus what SetUp left live: what the runs add
+  int64_t allocations = 0;     // CPU allocations during the check's runs
+  int64_t items_per_run = 0;   // the trick's ItemsPerRun(); 0 when it names none (schema 3)
   // The trick's own figures and the device meter's; a value that was not finite reads
   // as NaN. Optional.
   std::map<std::string, double> counters;
@@ -142,6 +148,12 @@ std::vector<Expectation> ExpectationsFromJson(const Fields& f, const Json& objec
                                               const std::string& path);
 Json ToJson(const Expectation& e);
 
+// The JSON of one variant's check (trickbench.checks[].variants[]): the record's, and the
+// report's (report.json variants[].check), one serialisation. Non-finite figures are
+// null, read back as infinity (diffs) or NaN (counters).
+Json ToJson(const VariantCheck& check);
+VariantCheck VariantCheckFromJson(const Fields& f, const Json& j, const std::string& path);
+
 // The "trickbench" object.
 struct TrickResult {
   std::string id, category, source, claim;
@@ -163,30 +175,35 @@ struct TrickResult {
   // Present when the checks ran (always for ok, checked and invalid).
   std::optional<std::vector<CaseChecks>> checks;
   std::optional<Reproducibility> reproducibility;
-  // Schema 2, status ok: one entry per case, in `cases` order. Empty in version 1 files,
-  // whose samples are the Google Benchmark repetitions alone.
+  // Status ok: one entry per case, in `cases` order; the only samples.
   std::vector<CaseRounds> rounds;
 };
 
 struct ResultFile {
-  Json context = Json::object();    // Google Benchmark's context plus harness/context.h's
-  Json benchmarks = Json::array();  // Google Benchmark's entries, as it wrote them
+  // harness/context.h's entries, plus the executable, date, load_avg and num_cpus (the
+  // keys Google Benchmark's context has, so the export can carry them as they are).
+  Json context = Json::object();
   TrickResult trickbench;
 
   Json ToJson() const;
   static ResultFile FromJson(const Json& j, const std::string& file);
 };
 
-// The raw samples: every run_type "iteration" entry of `benchmarks` is one repetition;
-// its real_time in ns, per benchmark (run_name, else name), in file order. Entries
-// with error_occurred are not samples. InputError for a malformed entry.
-std::map<std::string, std::vector<double>> SamplesNs(const Json& benchmarks,
-                                                     const std::string& file);
+// What a context key describes: the one list of context keys with a policy. kRun: this
+// run alone (executable, date, load, the profiles written), never compared. kHost: which
+// machine (its name, its clock), ignored when two runs are compared but kept in the
+// environment. kEnvironment: everything else (torch_version, device, blas, ...): two
+// results are comparable when these agree.
+enum class ContextKind { kEnvironment, kHost, kRun };
+ContextKind KindOfContextKey(const std::string& key);
 
-// The context entries that describe the environment (torch_version, device, blas,
-// ...), as strings: everything but what describes one run (executable, date, caches,
-// load_avg, trickbench_id). Two results are comparable when these agree.
+// The context entries that are not kRun, as strings.
 std::map<std::string, std::string> Environment(const ResultFile& result);
+
+// What a reader says of a Google Benchmark file given where the record was expected.
+inline constexpr char kGoogleBenchmarkFileMessage[] =
+    "missing (a Google Benchmark file, such as the <id>.gbench.json export a trick binary "
+    "writes; trickbench reads the record beside it, <id>.json)";
 
 bool WriteResultFile(const std::string& path, const ResultFile& result, std::string* error);
 ResultFile ReadResultFile(const std::string& path);

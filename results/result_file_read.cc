@@ -1,6 +1,5 @@
-// The result file read: every field checked, errors naming the file and the field
-// (checked_json.h), Google Benchmark's sample entries parsed. Writing it is
-// result_file.cc.
+// The record read: every field checked, errors naming the file and the field
+// (checked_json.h). Writing it is result_file.cc.
 #include "results/result_file.h"
 
 #include <algorithm>
@@ -17,24 +16,11 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 const std::set<std::string>& SettingsKeys() {
+  // repetitions and random_interleaving: written until schema 3 for no reader, skipped.
   static const std::set<std::string> keys = {"threads", "repetitions", "min_time", "seed",
                                              "check_steps", "random_interleaving", "timing",
                                              "rounds", "process", "plant"};
   return keys;
-}
-
-double NsPerUnit(const std::string& unit) {
-  if (unit == "ns") return 1;
-  if (unit == "us") return 1e3;
-  if (unit == "ms") return 1e6;
-  if (unit == "s") return 1e9;
-  return 0;
-}
-
-std::string Fixed3(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.3f", v);
-  return buf;
 }
 
 CaseRounds ReadCaseRounds(const Fields& f, const Json& j, const std::string& path, int variants) {
@@ -150,10 +136,11 @@ Reproducibility ReadReproducibility(const Fields& f, const Json& tb) {
   return rep;
 }
 
-VariantCheck ReadVariantCheck(const Fields& f, const Json& v, const std::string& path) {
+}  // namespace
+
+VariantCheck VariantCheckFromJson(const Fields& f, const Json& v, const std::string& path) {
   VariantCheck c;
   c.name = f.String(v, path, "name");
-  c.benchmark = f.String(v, path, "benchmark");
   c.equivalent = f.Bool(v, path, "equivalent");
   c.max_abs_diff = f.NumberOrNull(v, path, "max_abs_diff", kInfinity);
   c.max_rel_diff = f.NumberOrNull(v, path, "max_rel_diff", kInfinity);
@@ -164,6 +151,7 @@ VariantCheck ReadVariantCheck(const Fields& f, const Json& v, const std::string&
   c.peak_bytes = f.Int(v, path, "peak_bytes", 0);
   c.run_peak_bytes = f.Int(v, path, "run_peak_bytes");
   c.allocations = f.Int(v, path, "allocations", 0);
+  if (v.contains("items_per_run")) c.items_per_run = f.Int(v, path, "items_per_run", 0);
   if (v.contains("counters")) {
     const std::string cpath = JsonPath(path, "counters");
     const Json& counters = f.Object(v, path, "counters");
@@ -174,47 +162,24 @@ VariantCheck ReadVariantCheck(const Fields& f, const Json& v, const std::string&
   return c;
 }
 
-}  // namespace
-
-std::map<std::string, std::vector<double>> SamplesNs(const Json& benchmarks,
-                                                     const std::string& file) {
-  const Fields f(file);
-  std::map<std::string, std::vector<double>> samples;
-  if (!benchmarks.is_array()) f.Fail("benchmarks", "expected an array, got " + TypeName(benchmarks));
-  for (size_t i = 0; i < benchmarks.size(); ++i) {
-    const std::string path = JsonPath("benchmarks", i);
-    const Json& b = benchmarks[i];
-    const std::string name = f.String(b, path, "name");
-    const std::string run_type = f.String(b, path, "run_type");
-    if (run_type != "iteration") continue;
-    if (b.contains("error_occurred") && f.Bool(b, path, "error_occurred")) continue;
-    const double time = f.Number(b, path, "real_time");
-    if (time < 0) f.Fail(JsonPath(path, "real_time"), "negative time " + Fixed3(time));
-    if (time == 0) f.Fail(JsonPath(path, "real_time"), "zero time (a ratio needs positive times)");
-    const std::string unit = f.String(b, path, "time_unit");
-    if (NsPerUnit(unit) == 0) f.Fail(JsonPath(path, "time_unit"), "unknown unit '" + unit + "'");
-    const std::string run_name = b.contains("run_name") ? f.String(b, path, "run_name") : name;
-    const double ns = time * NsPerUnit(unit);
-    if (!std::isfinite(ns) || !(ns > 0)) f.Fail(JsonPath(path, "real_time"), "out of range in ns");
-    samples[run_name].push_back(ns);
-  }
-  return samples;
-}
-
 ResultFile ResultFile::FromJson(const Json& j, const std::string& file) {
   const Fields f(file);
   if (!j.is_object()) f.Fail("", "expected a JSON object, got " + TypeName(j));
   if (!j.contains("trickbench") && j.contains("benchmarks")) {
-    f.Fail("trickbench",
-           "missing (a plain Google Benchmark file; trickbench needs the result file a trick "
-           "binary writes)");
+    f.Fail("trickbench", kGoogleBenchmarkFileMessage);
   }
   ResultFile r;
   r.context = f.Object(j, "", "context");
-  r.benchmarks = f.Array(j, "", "benchmarks");
+  // A version 2 file's Google Benchmark entries repeat its rounds: not read.
   const Json& tb = f.Object(j, "", "trickbench");
   const std::string tpath = "trickbench";
-  const int version = f.Version(tb, tpath, kOldestReadableResultSchemaVersion, kResultSchemaVersion);
+  if (tb.contains("schema_version") && tb["schema_version"] == 1) {
+    f.Fail("trickbench.schema_version",
+           "1: a file from before paired rounds (Google Benchmark repetitions), which this build "
+           "no longer reads; rerun the trick with this build (bazel run //benches:<id>, or "
+           "bazel run //benches:run_all) to measure it again");
+  }
+  f.Version(tb, tpath, kOldestReadableResultSchemaVersion, kResultSchemaVersion);
   TrickResult& t = r.trickbench;
   t.id = f.String(tb, tpath, "id");
   if (t.id.empty()) f.Fail("trickbench.id", "empty");
@@ -253,16 +218,11 @@ ResultFile ResultFile::FromJson(const Json& j, const std::string& file) {
   const Json& settings = f.Object(tb, tpath, "settings");
   Settings& s = t.settings;
   s.threads = static_cast<int>(std::min<int64_t>(f.Int(settings, spath, "threads", 0), INT32_MAX));
-  s.repetitions =
-      static_cast<int>(std::min<int64_t>(f.Int(settings, spath, "repetitions", 0), INT32_MAX));
   s.min_time = f.Number(settings, spath, "min_time");
   s.seed = static_cast<uint64_t>(f.Int(settings, spath, "seed", 0));
   if (settings.contains("check_steps")) {
     s.check_steps =
         static_cast<int>(std::min<int64_t>(f.Int(settings, spath, "check_steps", 0), INT32_MAX));
-  }
-  if (settings.contains("random_interleaving")) {
-    s.random_interleaving = f.Bool(settings, spath, "random_interleaving");
   }
   if (settings.contains("timing")) s.timing = f.String(settings, spath, "timing");
   if (settings.contains("rounds")) {
@@ -284,7 +244,6 @@ ResultFile ResultFile::FromJson(const Json& j, const std::string& file) {
   if (tb.contains("nvtx")) t.nvtx = f.Bool(tb, tpath, "nvtx");
   if (tb.contains("reproducibility")) t.reproducibility = ReadReproducibility(f, tb);
 
-  const auto samples = SamplesNs(r.benchmarks, file);
   const bool ok = t.status == ResultStatus::kOk;
   if (tb.contains("rounds")) {
     const Json& rounds = f.Array(tb, tpath, "rounds");
@@ -293,40 +252,50 @@ ResultFile ResultFile::FromJson(const Json& j, const std::string& file) {
                                         static_cast<int>(t.variants.size())));
     }
   }
-  if (ok && version >= 2 && t.rounds.size() != t.cases.size()) {
+  if (ok && t.rounds.size() != t.cases.size()) {
     f.Fail("trickbench.rounds", "expected one entry per case (" + std::to_string(t.cases.size()) +
                                     "), got " + std::to_string(t.rounds.size()));
   }
-  if (ok && r.benchmarks.empty()) {
-    f.Fail("benchmarks", "empty benchmark list (status is ok, so there must be timings)");
-  }
-  if (ok && samples.empty()) {
-    f.Fail("benchmarks", "no run_type \"iteration\" entry (no raw repetitions to analyse)");
+  for (size_t i = 0; i < t.rounds.size() && i < t.cases.size(); ++i) {
+    if (t.rounds[i].case_name != t.cases[i]) {
+      f.Fail(JsonPath(JsonPath("trickbench.rounds", i), "case"),
+             "is '" + t.rounds[i].case_name + "' but trickbench.cases[" + std::to_string(i) +
+                 "] is '" + t.cases[i] + "' (rounds come in the order of cases)");
+    }
+    if (ok && t.rounds[i].samples.empty()) {
+      f.Fail(JsonPath(JsonPath("trickbench.rounds", i), "samples"),
+             "empty (status is ok, so there must be timings)");
+    }
   }
 
-  // Every status whose run got as far as the checks must carry them.
+  // Every status whose run got as far as the checks must carry them. A check pairs with
+  // its samples by index: checks[c].variants[v] is trickbench.variants[v] in case c.
   const bool needs_checks = ok || t.status == ResultStatus::kChecked ||
                             t.status == ResultStatus::kInvalid;
   if (needs_checks || tb.contains("checks")) {
     const Json& cases = f.Array(tb, tpath, "checks");
     if (cases.empty() && needs_checks) f.Fail("trickbench.checks", "empty");
-    std::set<std::string> seen;
     t.checks.emplace();
     for (size_t ci = 0; ci < cases.size(); ++ci) {
       const std::string cpath = JsonPath("trickbench.checks", ci);
       CaseChecks cc;
       cc.case_name = f.String(cases[ci], cpath, "case");
+      if (ci >= t.cases.size() || cc.case_name != t.cases[ci]) {
+        f.Fail(JsonPath(cpath, "case"), "is '" + cc.case_name + "', not trickbench.cases[" +
+                                            std::to_string(ci) + "] (checks come in the order of cases)");
+      }
       const Json& vs = f.Array(cases[ci], cpath, "variants");
-      if (vs.size() < 2) f.Fail(JsonPath(cpath, "variants"), "needs a baseline and another variant");
+      if (vs.size() != t.variants.size()) {
+        f.Fail(JsonPath(cpath, "variants"), "has " + std::to_string(vs.size()) +
+                                                " entries; trickbench.variants has " +
+                                                std::to_string(t.variants.size()));
+      }
       for (size_t vi = 0; vi < vs.size(); ++vi) {
         const std::string vpath = JsonPath(JsonPath(cpath, "variants"), vi);
-        VariantCheck v = ReadVariantCheck(f, vs[vi], vpath);
-        if (!seen.insert(v.benchmark).second) {
-          f.Fail(JsonPath(vpath, "benchmark"), "duplicate benchmark name " + v.benchmark);
-        }
-        if (ok && !samples.count(v.benchmark)) {
-          f.Fail(JsonPath(vpath, "benchmark"),
-                 "no run_type \"iteration\" entry named " + v.benchmark + " in benchmarks");
+        VariantCheck v = VariantCheckFromJson(f, vs[vi], vpath);
+        if (v.name != t.variants[vi]) {
+          f.Fail(JsonPath(vpath, "name"), "is '" + v.name + "' but trickbench.variants[" +
+                                              std::to_string(vi) + "] is '" + t.variants[vi] + "'");
         }
         cc.variants.push_back(std::move(v));
       }

@@ -45,9 +45,14 @@ TEST(ResultFile, KeepsTheFieldOrderOfTheWriters) {
                       "reproducibility", "rounds"}));
   std::vector<std::string> settings;
   for (const auto& [k, v] : tb["settings"].items()) settings.push_back(k);
-  EXPECT_EQ(settings, (std::vector<std::string>{"threads", "repetitions", "min_time", "seed",
-                                                "check_steps", "random_interleaving", "timing",
-                                                "rounds", "process", "plant", "flush_l2"}));
+  EXPECT_EQ(settings, (std::vector<std::string>{"threads", "min_time", "seed", "check_steps",
+                                                "timing", "rounds", "process", "plant",
+                                                "flush_l2"}));
+  // The samples are the rounds: no Google Benchmark entries in the record.
+  std::vector<std::string> top;
+  const Json whole = testing::FullResult().ToJson();
+  for (const auto& [k, v] : whole.items()) top.push_back(k);
+  EXPECT_EQ(top, (std::vector<std::string>{"context", "trickbench"}));
 }
 
 TEST(ResultFile, NonFiniteDiffsAndCountersSurviveAsNull) {
@@ -62,22 +67,19 @@ TEST(ResultFile, NonFiniteDiffsAndCountersSurviveAsNull) {
   EXPECT_TRUE(std::isnan(Read(nan_counter).trickbench.checks->at(0).variants[0].counters.at("cv")));
 }
 
-TEST(ResultFile, SamplesAreTheIterationEntriesInNs) {
-  const ResultFile r = testing::FullResult();
-  const auto samples = SamplesNs(r.benchmarks, "r.json");
-  ASSERT_EQ(samples.size(), 4u);
-  EXPECT_EQ(samples.at("BM_demo/small/baseline"), (std::vector<double>{100e3, 101e3, 102e3}));
-  Json with_error = r.benchmarks;
-  with_error[0]["error_occurred"] = true;
-  EXPECT_EQ(SamplesNs(with_error, "r.json").at("BM_demo/small/baseline").size(), 2u);
-}
-
 TEST(ResultFile, EnvironmentLeavesOutWhatDescribesOneRun) {
   ResultFile r = testing::FullResult();
   r.context["profiles"] = Json::array({"r.profile/a.trace.json"});  // --profile's traces
+  r.context["host_name"] = "box";
   const auto env = Environment(r);
-  EXPECT_EQ(env, (std::map<std::string, std::string>{
-                     {"num_cpus", "2"}, {"torch_version", "2.11.0"}, {"device", "cpu"}}));
+  EXPECT_EQ(env, (std::map<std::string, std::string>{{"num_cpus", "2"},
+                                                     {"torch_version", "2.11.0"},
+                                                     {"device", "cpu"},
+                                                     {"host_name", "box"}}));
+  EXPECT_EQ(KindOfContextKey("date"), ContextKind::kRun);
+  EXPECT_EQ(KindOfContextKey("host_name"), ContextKind::kHost);
+  EXPECT_EQ(KindOfContextKey("mhz_per_cpu"), ContextKind::kHost);
+  EXPECT_EQ(KindOfContextKey("blas"), ContextKind::kEnvironment);
 }
 
 TEST(ResultFile, WritesAtomicallyAndReadsBack) {
@@ -95,7 +97,7 @@ TEST(ResultFile, ReadsOlderFiles) {
   const Json old = Json::parse(R"({
     "context": {"torch_version": "1.13.0"},
     "benchmarks": [],
-    "trickbench": {"schema_version": 1, "id": "old", "category": "c", "source": "s",
+    "trickbench": {"schema_version": 2, "id": "old", "category": "c", "source": "s",
       "claim": "faster", "status": "skipped", "reason": "needs CUDA", "device": "cpu",
       "baseline": "a", "variants": ["a", "b"], "cases": [""], "reproduced_variant": "b",
       "tolerance": {"rtol": 0, "atol": 0, "bitwise": true},
@@ -117,23 +119,47 @@ TEST(ResultFile, ReadsOlderFiles) {
        {"check_steps", "random_interleaving", "timing", "flush_l2", "rounds", "process", "plant"}) {
     tb["settings"].erase(k);
   }
-  // A version 1 file has no rounds: its samples are the Google Benchmark repetitions.
-  tb["schema_version"] = 1;
-  tb.erase("rounds");
+  // A version 2 file: its Google Benchmark entries, checks[].benchmark and the settings
+  // nothing read are there, and ignored; the rounds are its samples.
+  tb["schema_version"] = 2;
+  tb["settings"]["repetitions"] = 3;
+  tb["settings"]["random_interleaving"] = true;
   for (auto& c : tb["checks"]) {
     for (auto& v : c["variants"]) {
+      v["benchmark"] = "BM_demo/" + c["case"].get<std::string>() + "/" + v["name"].get<std::string>();
       v.erase("setup_bytes");
       v.erase("counters");
+      v.erase("items_per_run");
     }
   }
   tb["reproducibility"].erase("variant");
   tb["reproducibility"].erase("cases");
+  // Last: a new key in `ok` moves `tb` (an ordered map is a vector).
+  ok["benchmarks"] = Json::array({{{"name", "BM_demo/small/baseline"}, {"run_type", "iteration"}}});
   const ResultFile back = Read(ok);
   EXPECT_EQ(back.trickbench.checks->size(), 2u);
-  EXPECT_TRUE(back.trickbench.settings.backend.empty());
-  EXPECT_TRUE(back.trickbench.rounds.empty());
+  EXPECT_EQ(back.trickbench.checks->at(0).variants[1].items_per_run, 0);
+  EXPECT_TRUE(back.trickbench.settings.backend.empty()) << back.trickbench.settings.backend.dump();
+  EXPECT_EQ(back.trickbench.rounds.size(), 2u);
   EXPECT_EQ(back.trickbench.settings.rounds, 0);
   EXPECT_EQ(back.trickbench.settings.plant_factor, 1);
+  EXPECT_FALSE(back.ToJson().contains("benchmarks"));
+}
+
+// Version 1 files (Google Benchmark repetitions, before paired rounds) are refused with
+// what to do: their per-repetition statistics gave false alarms on identical code.
+TEST(ResultFile, RefusesVersion1FilesSayingWhatToDo) {
+  Json old = testing::FullResult().ToJson();
+  old["trickbench"]["schema_version"] = 1;
+  try {
+    Read(old);
+    FAIL() << "a version 1 file was read";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("r.json: trickbench.schema_version: 1: a file from before paired rounds", 0), 0u)
+        << what;
+    EXPECT_NE(what.find("rerun the trick with this build"), std::string::npos) << what;
+  }
 }
 
 TEST(ResultFile, RoundsGiveThePairedLogRatios) {
@@ -161,7 +187,7 @@ TEST(ResultFile, CheckedRunsHaveChecksButNoTimings) {
   ResultFile r = testing::FullResult();
   r.trickbench.status = ResultStatus::kChecked;
   r.trickbench.reason = "timing not run (--check_only)";
-  r.benchmarks = Json::array();
+  r.trickbench.rounds.clear();
   EXPECT_EQ(Read(r.ToJson()).trickbench.status, ResultStatus::kChecked);
   r.trickbench.checks.reset();
   try {
@@ -180,14 +206,18 @@ struct Bad {
 TEST(ResultFile, RejectsBadInputNamingTheField) {
   const std::vector<Bad> cases = {
       {[](Json& j) { j = Json::array({1, 2}); }, "r.json: expected a JSON object, got an array"},
-      {[](Json& j) { j.erase("trickbench"); },
-       "r.json: trickbench: missing (a plain Google Benchmark file; trickbench needs the result "
-       "file a trick binary writes)"},
+      {[](Json& j) {
+         j.erase("trickbench");
+         j["benchmarks"] = Json::array();
+       },
+       std::string("r.json: trickbench: ") + kGoogleBenchmarkFileMessage},
+      {[](Json& j) { j.erase("trickbench"); }, "r.json: trickbench: missing"},
       {[](Json& j) { j.erase("context"); }, "r.json: context: missing"},
-      {[](Json& j) { j["benchmarks"] = Json::object(); },
-       "r.json: benchmarks: expected an array, got an object"},
-      {[](Json& j) { j["trickbench"]["schema_version"] = 3; },
-       "r.json: trickbench.schema_version: wrong schema version 3 (this build reads versions 1 to 2)"},
+      {[](Json& j) { j["trickbench"]["schema_version"] = 4; },
+       "r.json: trickbench.schema_version: wrong schema version 4 (this build reads versions 2 to 3)"},
+      {[](Json& j) { j["trickbench"]["rounds"][1]["case"] = "small"; },
+       "r.json: trickbench.rounds[1].case: is 'small' but trickbench.cases[1] is 'large' (rounds "
+       "come in the order of cases)"},
       {[](Json& j) { j["trickbench"].erase("rounds"); },
        "r.json: trickbench.rounds: expected one entry per case (2), got 0"},
       {[](Json& j) { j["trickbench"]["rounds"][0]["iterations"] = {10}; },
@@ -219,8 +249,6 @@ TEST(ResultFile, RejectsBadInputNamingTheField) {
        "r.json: trickbench.tolerance.bitwise: is true but rtol and atol are not both 0"},
       {[](Json& j) { j["trickbench"]["settings"]["threads"] = -1; },
        "r.json: trickbench.settings.threads: out of range: -1"},
-      {[](Json& j) { j["trickbench"]["settings"]["repetitions"] = 1.5; },
-       "r.json: trickbench.settings.repetitions: expected an integer, got a number"},
       {[](Json& j) { j["trickbench"]["settings"]["timing"] = 1; },
        "r.json: trickbench.settings.timing: expected a string, got a number"},
       {[](Json& j) { j["trickbench"]["nvtx"] = nullptr; },
@@ -229,22 +257,15 @@ TEST(ResultFile, RejectsBadInputNamingTheField) {
        "r.json: trickbench.reproducibility.bitwise_reproducible: missing"},
       {[](Json& j) { j["trickbench"]["reproducibility"]["cases"][1]["first_difference"] = 3; },
        "r.json: trickbench.reproducibility.cases[1].first_difference: expected a string, got a number"},
-      {[](Json& j) { j["benchmarks"][4]["real_time"] = -1.0; },
-       "r.json: benchmarks[4].real_time: negative time -1.000"},
-      {[](Json& j) { j["benchmarks"][0]["real_time"] = 0; },
-       "r.json: benchmarks[0].real_time: zero time (a ratio needs positive times)"},
-      {[](Json& j) { j["benchmarks"][0]["time_unit"] = "fortnight"; },
-       "r.json: benchmarks[0].time_unit: unknown unit 'fortnight'"},
-      {[](Json& j) { j["benchmarks"][0].erase("run_type"); }, "r.json: benchmarks[0].run_type: missing"},
-      {[](Json& j) { j["benchmarks"] = Json::array(); },
-       "r.json: benchmarks: empty benchmark list (status is ok, so there must be timings)"},
+      {[](Json& j) { j["trickbench"]["rounds"][0]["samples"] = {{"round", Json::array()}}; },
+       "r.json: trickbench.rounds[0].samples.position: missing"},
       {[](Json& j) {
-         for (auto& b : j["benchmarks"]) b["run_type"] = "aggregate";
+         for (auto& [k, column] : j["trickbench"]["rounds"][0]["samples"].items()) column = Json::array();
        },
-       "r.json: benchmarks: no run_type \"iteration\" entry (no raw repetitions to analyse)"},
+       "r.json: trickbench.rounds[0].samples: empty (status is ok, so there must be timings)"},
       {[](Json& j) { j["trickbench"]["checks"] = Json::array(); }, "r.json: trickbench.checks: empty"},
       {[](Json& j) { j["trickbench"]["checks"][0]["variants"].erase(1); },
-       "r.json: trickbench.checks[0].variants: needs a baseline and another variant"},
+       "r.json: trickbench.checks[0].variants: has 1 entries; trickbench.variants has 2"},
       {[](Json& j) { j["trickbench"]["checks"][0]["variants"][1]["peak_bytes"] = "1"; },
        "r.json: trickbench.checks[0].variants[1].peak_bytes: expected an integer, got a string"},
       {[](Json& j) { j["trickbench"]["checks"][0]["variants"][1]["allocations"] = -4; },
@@ -255,12 +276,14 @@ TEST(ResultFile, RejectsBadInputNamingTheField) {
       {[](Json& j) { j["trickbench"]["checks"][0]["variants"][1]["counters"]["x"] = "1"; },
        "r.json: trickbench.checks[0].variants[1].counters.x: expected a number or null, got a "
        "string"},
-      {[](Json& j) { j["trickbench"]["checks"][1]["variants"][0]["benchmark"] = "BM_demo/small/baseline"; },
-       "r.json: trickbench.checks[1].variants[0].benchmark: duplicate benchmark name "
-       "BM_demo/small/baseline"},
-      {[](Json& j) { j["trickbench"]["checks"][0]["variants"][1]["benchmark"] = "BM_nothing"; },
-       "r.json: trickbench.checks[0].variants[1].benchmark: no run_type \"iteration\" entry named "
-       "BM_nothing in benchmarks"},
+      {[](Json& j) { j["trickbench"]["checks"][0]["variants"][1]["name"] = "baseline"; },
+       "r.json: trickbench.checks[0].variants[1].name: is 'baseline' but trickbench.variants[1] is "
+       "'optimized'"},
+      {[](Json& j) { j["trickbench"]["checks"][1]["case"] = "small"; },
+       "r.json: trickbench.checks[1].case: is 'small', not trickbench.cases[1] (checks come in the "
+       "order of cases)"},
+      {[](Json& j) { j["trickbench"]["checks"][0]["variants"][1]["items_per_run"] = -1; },
+       "r.json: trickbench.checks[0].variants[1].items_per_run: out of range: -1"},
   };
   for (const Bad& c : cases) {
     Json j = testing::FullResult().ToJson();

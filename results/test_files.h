@@ -10,7 +10,7 @@ namespace trickbench {
 namespace results {
 namespace testing {
 
-// status ok, two cases x two variants, with samples for each benchmark.
+// status ok, two cases x two variants, three paired rounds each.
 ResultFile FullResult();
 // A run that was interrupted: every outcome once, interrupted_by and finished set.
 RunIndex FullIndex();

@@ -102,7 +102,7 @@ StudyResult Analyze(const std::vector<reports::Report>& aa,
         BenchmarkStudy& b = Find(&r, c);
         b.false_alarms.Add(IsAlarm(c.change.outcome));
         // What this comparison could detect (compare states it); 0 when a side has no
-        // standard error (schema 1 files).
+        // standard error (one round).
         if (c.minimum_detectable_effect > 0) b.mdes.push_back(c.minimum_detectable_effect);
       }
     }

@@ -46,14 +46,12 @@ struct Folder {
     t.cases = {""};
     t.reproduced_variant = "optimized";
     t.settings.threads = 1;
-    t.settings.repetitions = 1;
     t.settings.min_time = 0.1;
     if (status == ResultStatus::kInvalid || status == ResultStatus::kChecked) {
       results::CaseChecks c;
       for (const std::string v : {"baseline", "optimized"}) {
         results::VariantCheck vc;
         vc.name = v;
-        vc.benchmark = "BM_demo/" + v;
         vc.equivalent = v == "baseline";
         vc.active = true;
         c.variants.push_back(vc);

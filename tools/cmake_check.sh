@@ -105,14 +105,18 @@ assert row["outcome"] == "ok", f"outcome {row['outcome']}: {row['reason']}"
 r = json.load(open(f"{out}/{trick}.json"))
 tb = r["trickbench"]
 assert tb["id"] == trick and tb["status"] == "ok", tb.get("reason")
-names = {b["run_name"] for b in r["benchmarks"]}
+assert len(tb["rounds"]) == len(tb["cases"]), tb["rounds"]
+# Google Benchmark's JSON beside the record, printed from its rounds.
+gb = json.load(open(f"{out}/{trick}.gbench.json"))
+names = {b["run_name"] for b in gb["benchmarks"]}
 for case in tb["checks"]:
     for v in case["variants"]:
-        assert v["benchmark"] in names, f"{v['benchmark']} not among {sorted(names)}"
-medians = [b for b in r["benchmarks"] if b.get("aggregate_name") == "median"]
+        name = "/".join(["BM_" + trick] + ([case["case"]] if case["case"] else []) + [v["name"]])
+        assert name in names, f"{name} not among {sorted(names)}"
+medians = [b for b in gb["benchmarks"] if b.get("aggregate_name") == "median"]
 assert len(medians) == len(tb["variants"]), medians
 assert all(b["real_time"] > 0 for b in medians)
-print(f"cmake_check: {trick}: {len(r['benchmarks'])} benchmark rows, variants {tb['variants']}, "
+print(f"cmake_check: {trick}: {len(gb['benchmarks'])} exported rows, variants {tb['variants']}, "
       f"torch {r['context'].get('torch_version')}, "
       f"reproducible={tb['reproducibility']['bitwise_reproducible']}")
 EOF

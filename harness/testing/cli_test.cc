@@ -127,7 +127,8 @@ TEST(TrickBinary, CheckOnlyWritesACheckedResultWithoutTimings) {
   const json j = Load(dir + "/noop.json");
   EXPECT_EQ(j["trickbench"]["status"], "checked");
   EXPECT_EQ(j["trickbench"]["reason"], "timing not run (--check_only)");
-  EXPECT_TRUE(j["benchmarks"].empty());
+  EXPECT_FALSE(j["trickbench"].contains("rounds"));
+  EXPECT_TRUE(Load(dir + "/noop.gbench.json")["benchmarks"].empty());
   EXPECT_EQ(j["trickbench"]["checks"][0]["variants"].size(), 2u);
   EXPECT_TRUE(j["trickbench"]["reproducibility"]["checked"].get<bool>());
   EXPECT_EQ(j["trickbench"]["settings"]["timing"], "wall_clock");
@@ -176,14 +177,15 @@ TEST(TrickBinary, DefaultResultFileGoesUnderTheRunsRoot) {
   const Proc p = Exec("TRICKBENCH_RUNS_DIR=" + dir + "/runs " + g_tricks["noop"] +
                       " --min_time=0.001 --repetitions=2");
   ASSERT_EQ(p.exit_code, 0) << p.output;
-  EXPECT_EQ(Files(dir + "/runs"), std::vector<std::string>{"noop.json"});
+  EXPECT_EQ(Files(dir + "/runs"), (std::vector<std::string>{"noop.gbench.json", "noop.json"}));
   EXPECT_EQ(Load(dir + "/runs/noop.json")["trickbench"]["status"], "ok");
 }
 
-// The result file keeps Google Benchmark's JSON layout so that its own compare.py
-// (Debian's libbenchmark-tools, which tools/install_deps.sh installs) reads two of them:
-// it must exit 0 and name every variant's benchmark, with its U test over the rounds.
-TEST(TrickBinary, GoogleBenchmarksComparePyReadsTwoResultFiles) {
+// Beside each record a trick binary writes Google Benchmark's JSON, printed from the
+// record, so that its own compare.py (Debian's libbenchmark-tools, which
+// tools/install_deps.sh installs) reads two of them: it must exit 0 and name every
+// variant's benchmark, with its U test over the rounds.
+TEST(TrickBinary, GoogleBenchmarksComparePyReadsTwoExports) {
   constexpr char kComparePy[] = "/usr/share/benchmark/compare.py";
   ASSERT_TRUE(std::filesystem::exists(kComparePy))
       << kComparePy << " is missing: install libbenchmark-tools (tools/install_deps.sh)";
@@ -194,7 +196,7 @@ TEST(TrickBinary, GoogleBenchmarksComparePyReadsTwoResultFiles) {
     ASSERT_EQ(p.exit_code, 0) << p.output;
   }
   const Proc cmp = Exec(std::string("/usr/bin/python3 ") + kComparePy + " --no-color benchmarks " +
-                        dir + "/a.json " + dir + "/b.json 2>&1");
+                        dir + "/a.gbench.json " + dir + "/b.gbench.json 2>&1");
   ASSERT_EQ(cmp.exit_code, 0) << cmp.output;
   for (const char* benchmark : {"BM_noop/baseline ", "BM_noop/optimized ",
                                 "BM_noop/optimized_pvalue", "BM_noop/optimized_median"}) {
@@ -203,18 +205,31 @@ TEST(TrickBinary, GoogleBenchmarksComparePyReadsTwoResultFiles) {
   EXPECT_EQ(cmp.output.find("Traceback"), std::string::npos) << cmp.output;
 }
 
-TEST(TrickBinary, NoopRunWritesOneCompleteResultAndNothingElse) {
+// The record and its export, nothing else; the samples are written once, as the rounds,
+// and the export's entries are those rounds, sample for sample.
+TEST(TrickBinary, NoopRunWritesTheRecordAndItsExportAndNothingElse) {
   const std::string dir = Tmp("noop");
   const Proc p = Exec(g_tricks["noop"] + " --out=" + dir + "/noop.json --min_time=0.001 --repetitions=3");
   ASSERT_EQ(p.exit_code, 0) << p.output;
-  EXPECT_EQ(Files(dir), std::vector<std::string>{"noop.json"});
+  EXPECT_EQ(Files(dir), (std::vector<std::string>{"noop.gbench.json", "noop.json"}));
   const json j = Load(dir + "/noop.json");
   EXPECT_EQ(j["trickbench"]["status"], "ok");
-  std::map<std::string, int> reps;
-  for (const auto& b : j["benchmarks"]) {
-    if (b["run_type"] == "iteration") ++reps[b["name"].get<std::string>()];
+  EXPECT_FALSE(j.contains("benchmarks"));
+  const json& samples = j["trickbench"]["rounds"][0]["samples"];
+  std::map<std::string, std::vector<double>> recorded, exported;
+  for (size_t i = 0; i < samples["round"].size(); ++i) {
+    recorded[samples["variant"][i] == 0 ? "BM_noop/baseline" : "BM_noop/optimized"].push_back(
+        samples["ns_per_iteration"][i]);
   }
-  EXPECT_EQ(reps, (std::map<std::string, int>{{"BM_noop/baseline", 3}, {"BM_noop/optimized", 3}}));
+  const json gb = Load(dir + "/noop.gbench.json");
+  for (const auto& b : gb["benchmarks"]) {
+    if (b["run_type"] == "iteration") exported[b["name"].get<std::string>()].push_back(b["real_time"]);
+  }
+  EXPECT_EQ(exported.at("BM_noop/baseline").size(), 3u);
+  EXPECT_EQ(exported.at("BM_noop/optimized").size(), 3u);
+  for (auto& [name, v] : recorded) std::sort(v.begin(), v.end());
+  for (auto& [name, v] : exported) std::sort(v.begin(), v.end());
+  EXPECT_EQ(exported, recorded);
 }
 
 // The rounds of one case: every variant once per round, the order redrawn from the
@@ -257,7 +272,7 @@ TEST(TrickBinary, RoundsAreRecordedAndReproducibleFromTheSeed) {
   const Proc b = Exec(cmd + " --out=" + dir + "/b.json --process=2");
   ASSERT_EQ(b.exit_code, 0) << b.output;
   const json ja = Load(dir + "/a.json"), jb = Load(dir + "/b.json");
-  EXPECT_EQ(ja["trickbench"]["schema_version"], 2);
+  EXPECT_EQ(ja["trickbench"]["schema_version"], 3);
   EXPECT_EQ(ja["trickbench"]["settings"]["rounds"], 6);
   ASSERT_EQ(ja["trickbench"]["rounds"].size(), 1u);
   ExpectRoundsFollowTheSchedule(ja["trickbench"]["rounds"][0], 2, 6);
@@ -269,9 +284,12 @@ TEST(TrickBinary, RoundsAreRecordedAndReproducibleFromTheSeed) {
   EXPECT_TRUE(ja["trickbench"]["reproducibility"]["checked"].get<bool>());
   EXPECT_FALSE(jb["trickbench"]["reproducibility"]["checked"].get<bool>());
   EXPECT_EQ(jb["trickbench"]["reproducibility"]["detail"], "checked by process 1 of this run");
-  // Google Benchmark-style entries repeat the rounds: one per round and variant.
+  // The export prints the rounds: one entry per round and variant.
   int iterations = 0;
-  for (const auto& e : ja["benchmarks"]) iterations += e["run_type"] == "iteration";
+  const json gb = Load(dir + "/a.gbench.json");
+  for (const auto& e : gb["benchmarks"]) {
+    iterations += e["run_type"] == "iteration";
+  }
   EXPECT_EQ(iterations, 12);
   EXPECT_EQ(ja["context"]["thread_policy"],
             std::thread::hardware_concurrency() <= 4
@@ -304,7 +322,8 @@ TEST(TrickBinary, APlantedSlowdownShowsAsItsFactor) {
     EXPECT_EQ(p.exit_code, 2) << bad << ": " << p.output;
     EXPECT_NE(p.output.find("--plant_slowdown"), std::string::npos) << p.output;
   }
-  EXPECT_EQ(Files(dir), (std::vector<std::string>{"none.json", "planted.json"}));
+  EXPECT_EQ(Files(dir), (std::vector<std::string>{"none.gbench.json", "none.json",
+                                                  "planted.gbench.json", "planted.json"}));
 }
 
 TEST(TrickBinary, WrongAnswerIsInvalidUntimedExit3) {
@@ -315,7 +334,8 @@ TEST(TrickBinary, WrongAnswerIsInvalidUntimedExit3) {
   EXPECT_EQ(j["trickbench"]["status"], "invalid");
   const std::string reason = j["trickbench"]["reason"];
   EXPECT_NE(reason.find("optimized differs from baseline"), std::string::npos) << reason;
-  EXPECT_TRUE(j["benchmarks"].empty());
+  EXPECT_FALSE(j["trickbench"].contains("rounds"));
+  EXPECT_TRUE(Load(dir + "/w.gbench.json")["benchmarks"].empty());
   EXPECT_FALSE(j["trickbench"]["checks"][0]["variants"][1]["equivalent"].get<bool>());
 }
 
@@ -337,7 +357,8 @@ TEST(TrickBinary, NeedsCudaIsSkippedWithReasonHere) {
   EXPECT_EQ(j["trickbench"]["status"], "skipped");
   const std::string reason = j["trickbench"]["reason"];
   EXPECT_NE(reason.find("needs CUDA (device-side test workload)"), std::string::npos) << reason;
-  EXPECT_TRUE(j["benchmarks"].empty());
+  EXPECT_FALSE(j["trickbench"].contains("rounds"));
+  EXPECT_TRUE(Load(dir + "/c.gbench.json")["benchmarks"].empty());
 }
 
 }  // namespace
