@@ -338,11 +338,14 @@ doc::Section TrickSection(const Trick& t) {
   s.blocks.push_back(
       doc::Paragraph{"Outcome: " + OutcomeText(t) + ". Verdict: " + t.verdict_detail + "."});
   if (!t.device.empty()) {
-    const std::string design = std::to_string(t.processes) + " process(es) x " +
-                               std::to_string(t.rounds) + " paired rounds x ";
+    // A trick skipped, invalid or only checked has no rounds: say so, not "0 rounds".
+    const std::string design =
+        t.rounds > 0 ? std::to_string(t.processes) + " process(es) x " + std::to_string(t.rounds) +
+                           " paired rounds x " + FormatFixed(t.min_time, 3) + " s"
+                     : "not timed";
     s.blocks.push_back(doc::Paragraph{"Device " + t.device + ", " + std::to_string(t.threads) +
-                                      " threads, " + design + FormatFixed(t.min_time, 3) +
-                                      " s, seed " + std::to_string(t.seed) + "."});
+                                      " threads, " + design + ", seed " + std::to_string(t.seed) +
+                                      "."});
   }
   if (!t.process_notes.empty()) {
     doc::List notes;
