@@ -9,6 +9,7 @@
 #include "reports/load.h"
 #include "results/run_index.h"
 #include "stats/distributions.h"
+#include "stats/summary.h"
 
 namespace trickbench {
 namespace run_all {
@@ -39,22 +40,19 @@ std::string FactorName(double f) {
   return buf;
 }
 
-std::optional<double> BenchmarkStudy::Mde() const {
+std::optional<double> SettingStudy::Mde() const {
   if (mdes.empty()) return std::nullopt;
-  std::vector<double> v = mdes;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  return stats::Median(mdes);
 }
 
 namespace {
 
-BenchmarkStudy& Find(StudyResult* r, const reports::SpeedupChange& c) {
-  for (auto& b : r->benchmarks) {
+SettingStudy& Find(StudyResult* r, const reports::SpeedupChange& c) {
+  for (auto& b : r->settings) {
     if (b.trick == c.trick && b.case_name == c.case_name && b.variant == c.variant) return b;
   }
-  r->benchmarks.push_back({c.trick, c.case_name, c.variant, {}, {}, {}});
-  return r->benchmarks.back();
+  r->settings.push_back({c.trick, c.case_name, c.variant, {}, {}, {}});
+  return r->settings.back();
 }
 
 bool IsAlarm(stats::ChangeOutcome o) {
@@ -89,9 +87,9 @@ std::string RateText(const Tally& t, bool bound) {
 
 }  // namespace
 
-StudyResult Analyze(const std::vector<reports::Report>& aa,
-                    const std::vector<std::pair<double, reports::Report>>& planted,
-                    const stats::DecisionRule& rule) {
+StudyResult AnalyzeStudy(const std::vector<reports::Report>& aa,
+                         const std::vector<std::pair<double, reports::Report>>& planted,
+                         const stats::DecisionRule& rule) {
   StudyResult r;
   r.rule = rule;
   r.aa_sessions = static_cast<int>(aa.size());
@@ -99,7 +97,7 @@ StudyResult Analyze(const std::vector<reports::Report>& aa,
     for (size_t j = i + 1; j < aa.size(); ++j) {
       const reports::ReportDiff diff = reports::CompareReports(aa[i], aa[j], rule);
       for (const reports::SpeedupChange& c : diff.speedups) {
-        BenchmarkStudy& b = Find(&r, c);
+        SettingStudy& b = Find(&r, c);
         b.false_alarms.Add(IsAlarm(c.change.outcome));
         // What this comparison could detect (compare states it); 0 when a side has no
         // standard error (one round).
@@ -116,7 +114,7 @@ StudyResult Analyze(const std::vector<reports::Report>& aa,
       }
     }
   }
-  for (const BenchmarkStudy& b : r.benchmarks) {
+  for (const SettingStudy& b : r.settings) {
     r.pooled_false_alarms.Add(b.false_alarms);
     const std::optional<double> mde = b.Mde();
     for (const auto& [factor, tally] : b.detected) {
@@ -136,8 +134,8 @@ Json ToJson(const StudyResult& r) {
                          {"mde_within", RateJson(split.first, "detected", false)},
                          {"mde_beyond", RateJson(split.second, "detected", false)}});
   }
-  Json benchmarks = Json::array();
-  for (const BenchmarkStudy& b : r.benchmarks) {
+  Json settings = Json::array();
+  for (const SettingStudy& b : r.settings) {
     Json det = Json::array();
     for (const auto& [f, t] : b.detected) {
       Json d = RateJson(t, "detected", false);
@@ -145,7 +143,7 @@ Json ToJson(const StudyResult& r) {
       det.push_back(d);
     }
     const std::optional<double> mde = b.Mde();
-    benchmarks.push_back({{"trick", b.trick},
+    settings.push_back({{"trick", b.trick},
                           {"case", b.case_name},
                           {"variant", b.variant},
                           {"false_alarms", RateJson(b.false_alarms, "false_alarms", true)},
@@ -153,43 +151,55 @@ Json ToJson(const StudyResult& r) {
                           {"detected", det}});
   }
   return {{"kind", "trickbench-noise-study"},
-          {"schema_version", 1},
+          {"schema_version", 2},
           {"rule", {{"alpha", r.rule.alpha}, {"min_effect", r.rule.min_effect}}},
           {"aa_sessions", r.aa_sessions},
           {"aa_comparisons", r.aa_sessions * (r.aa_sessions - 1) / 2},
           {"planted_sessions", planted},
           {"pooled_false_alarms", RateJson(r.pooled_false_alarms, "false_alarms", true)},
           {"detection", detection},
-          {"benchmarks", benchmarks}};
+          {"settings", settings}};
 }
 
-void PrintSummary(const StudyResult& r, std::ostream& out) {
-  out << "\nnoise study: " << r.aa_sessions << " A/A sessions ("
-      << r.aa_sessions * (r.aa_sessions - 1) / 2 << " comparisons)";
-  for (const auto& [f, n] : r.planted_sessions) out << ", " << n << " planted x" << FactorName(f);
-  out << "; compare's rule: alpha " << r.rule.alpha << " (Holm), min effect "
-      << Percent(r.rule.min_effect) << "\n\n";
-  out << "| benchmark | A/A false alarms | MDE |";
-  for (const auto& [f, n] : r.planted_sessions) out << " detected x" << FactorName(f) << " |";
-  out << "\n|---|---|---|";
-  for (size_t i = 0; i < r.planted_sessions.size(); ++i) out << "---|";
-  out << "\n";
-  for (const BenchmarkStudy& b : r.benchmarks) {
+reports::doc::Document StudyDocument(const StudyResult& r) {
+  namespace doc = reports::doc;
+  doc::Document d;
+  d.title = "trickbench noise study";
+  std::string design = std::to_string(r.aa_sessions) + " A/A sessions (" +
+                       std::to_string(r.aa_sessions * (r.aa_sessions - 1) / 2) + " comparisons)";
+  for (const auto& [f, n] : r.planted_sessions) {
+    design += ", " + std::to_string(n) + " planted x" + FactorName(f);
+  }
+  char rule[96];
+  std::snprintf(rule, sizeof rule, "; compare's rule: alpha %g (Holm), min effect %s.",
+                r.rule.alpha, Percent(r.rule.min_effect).c_str());
+  d.blocks.push_back(doc::Paragraph{"noise study: " + design + rule});
+  std::vector<std::string> columns = {"setting", "A/A false alarms", "MDE"};
+  for (const auto& [f, n] : r.planted_sessions) columns.push_back("detected x" + FactorName(f));
+  doc::Table table("settings", columns);
+  for (const SettingStudy& b : r.settings) {
     const std::optional<double> mde = b.Mde();
-    out << "| " << b.trick << (b.case_name.empty() ? "" : "/" + b.case_name) << "/" << b.variant
-        << " | " << RateText(b.false_alarms, true) << " | " << (mde ? Percent(*mde) : "-") << " |";
+    std::vector<doc::Cell> row = {
+        reports::SettingName(b.trick + (b.case_name.empty() ? "" : "/" + b.case_name), b.variant),
+        doc::Cell(RateText(b.false_alarms, true),
+                  b.false_alarms.hits > 0 ? doc::Tone::kBad : doc::Tone::kPlain),
+        mde ? Percent(*mde) : "-"};
     for (const auto& [f, n] : r.planted_sessions) {
       const auto it = b.detected.find(f);
-      out << " " << (it == b.detected.end() ? "-" : RateText(it->second, false)) << " |";
+      row.push_back(it == b.detected.end() ? "-" : RateText(it->second, false));
     }
-    out << "\n";
+    table.AddRow(std::move(row));
   }
-  out << "\npooled false alarms: " << RateText(r.pooled_false_alarms, true) << "\n";
+  d.blocks.push_back(std::move(table));
+  doc::List totals;
+  totals.items.push_back("pooled false alarms: " + RateText(r.pooled_false_alarms, true));
   for (const auto& [f, split] : r.detection) {
-    out << "planted x" << FactorName(f) << " detected (outcome slower): MDE <= "
-        << Percent(f - 1) << ": " << RateText(split.first, false) << "; MDE above or unknown: "
-        << RateText(split.second, false) << "\n";
+    totals.items.push_back("planted x" + FactorName(f) + " detected (outcome slower): MDE <= " +
+                           Percent(f - 1) + ": " + RateText(split.first, false) +
+                           "; MDE above or unknown: " + RateText(split.second, false));
   }
+  d.blocks.push_back(std::move(totals));
+  return d;
 }
 
 }  // namespace noise

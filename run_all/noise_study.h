@@ -5,15 +5,15 @@
 //   bazel run //run_all:noise_study                       # 7 A/A + 4 planted sessions
 //   bazel run //run_all:noise_study -- --sessions=3 --tricks=noop_a,noop_b --dry_run
 //   bazel run //run_all:noise_study -- --part=aa          # the A/A part alone, then:
-//   bazel run //run_all:noise_study -- --part=planted --reuse=results/noise-study-<time>
+//   bazel run //run_all:noise_study -- --part=planted --reuse=runs/noise-study-<time>
 //
 // - A/A: S sessions of run_all with the same settings; every pair is compared
 //   (S*(S-1)/2 comparisons). Any "faster" or "slower" outcome is a false alarm: per
-//   benchmark (a variant of a case of a trick) and pooled, with a Clopper-Pearson upper
+//   setting (a variant of a case of a trick) and pooled, with a Clopper-Pearson upper
 //   95 % bound, since a rate of 0 out of 21 says less than it seems.
 // - Planted: sessions with --plant_slowdown=all:F (every non-baseline variant busy-waits
 //   to run F times slower), each compared against every A/A session as old; outcome
-//   "slower" is a detection. Split by whether the benchmark's minimum detectable effect
+//   "slower" is a detection. Split by whether the setting's minimum detectable effect
 //   (the median over its A/A comparisons of compare's minimum_detectable_effect) is
 //   within the planted size: a design that cannot see 10 % is not expected to.
 // - Each session is a run folder under the study folder (aa-1, ..., plant-1.10-1, ...);
@@ -25,10 +25,10 @@
 
 #include <map>
 #include <optional>
-#include <ostream>
 #include <string>
 #include <vector>
 
+#include "reports/document.h"
 #include "reports/report.h"
 #include "results/checked_json.h"
 #include "stats/speedup.h"
@@ -57,7 +57,8 @@ struct Tally {
   double Rate() const { return comparisons ? static_cast<double>(hits) / comparisons : 0; }
 };
 
-struct BenchmarkStudy {
+// One setting of compare (trick, case, variant) across the study's comparisons.
+struct SettingStudy {
   std::string trick, case_name, variant;
   Tally false_alarms;                // A/A: outcome faster or slower
   std::vector<double> mdes;          // per A/A comparison: compare's minimum_detectable_effect
@@ -70,20 +71,24 @@ struct StudyResult {
   stats::DecisionRule rule;
   int aa_sessions = 0;
   std::map<double, int> planted_sessions;  // factor -> sessions
-  std::vector<BenchmarkStudy> benchmarks;  // in first-seen order
+  std::vector<SettingStudy> settings;  // in first-seen order
   Tally pooled_false_alarms;
   // factor -> (MDE within the planted size, beyond it or unknown)
   std::map<double, std::pair<Tally, Tally>> detection;
 };
 
-// A "benchmark" is a setting of compare (trick, case, variant). `aa` in session order;
-// `planted`: factor and report. Uses reports::CompareReports with `rule`.
-StudyResult Analyze(const std::vector<reports::Report>& aa,
-                    const std::vector<std::pair<double, reports::Report>>& planted,
-                    const stats::DecisionRule& rule = {});
+// Per setting of compare (trick, case, variant): `aa` in session order; `planted`:
+// factor and report. Uses reports::CompareReports with `rule`.
+StudyResult AnalyzeStudy(const std::vector<reports::Report>& aa,
+                         const std::vector<std::pair<double, reports::Report>>& planted,
+                         const stats::DecisionRule& rule = {});
 
+// noise_study.json (kind trickbench-noise-study, schema_version 2: "settings", which
+// version 1 called "benchmarks").
 results::Json ToJson(const StudyResult& r);
-void PrintSummary(const StudyResult& r, std::ostream& out);
+// The study as a document (reports/document.h): printed as Markdown to the terminal
+// and noise_study.md, as HTML to noise_study.html.
+reports::doc::Document StudyDocument(const StudyResult& r);
 
 // The noise_study program: args are argv[1..] (Bazel passes the trick binaries first).
 int NoiseStudyMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);

@@ -16,8 +16,11 @@
 #include "common/output_dir.h"
 #include "common/flags.h"
 #include "reports/compare.h"
+#include "reports/html_printer.h"
+#include "reports/markdown_printer.h"
 #include "reports/load.h"
 #include "results/run_index.h"
+#include "results/status.h"
 #include "run_all/options.h"
 #include "run_all/run.h"
 #include "stats/distributions.h"
@@ -224,7 +227,7 @@ int NoiseStudyMain(const std::vector<std::string>& args, std::ostream& out, std:
   std::string error;
   if (!Parse(args, &o, &error)) {
     err << "noise_study: " << error << "\n";
-    return kExitUsage;
+    return results::kExitUsage;
   }
   if (o.help) {
     std::string rounds, min_time, threads, timeout;
@@ -239,12 +242,12 @@ int NoiseStudyMain(const std::vector<std::string>& args, std::ostream& out, std:
   std::error_code ec;
   if (!o.reuse.empty() && !fs::is_directory(dir, ec)) {
     err << "noise_study: --reuse: " << dir << " is not a study folder\n";
-    return kExitUsage;
+    return results::kExitUsage;
   }
   if (o.reuse.empty() && fs::exists(dir, ec) && !fs::is_empty(dir, ec)) {
     err << "noise_study: --out_dir " << dir << " is not empty (to resume a study there: --reuse="
         << dir << ")\n";
-    return kExitUsage;
+    return results::kExitUsage;
   }
 
   // What to run, what is there already, and how long the rest takes.
@@ -263,7 +266,7 @@ int NoiseStudyMain(const std::vector<std::string>& args, std::ostream& out, std:
     }
     if (!error.empty()) {
       err << "noise_study: " << error << "\n";
-      return kExitUsage;
+      return results::kExitUsage;
     }
     if (state == State::kComplete) {
       ++reused;
@@ -278,7 +281,7 @@ int NoiseStudyMain(const std::vector<std::string>& args, std::ostream& out, std:
     for (const auto& n : missing_aa) names += (names.empty() ? "" : ", ") + n;
     err << "noise_study: --part=planted needs the A/A sessions; not complete in " << dir << ": "
         << names << " (run --part=aa first)\n";
-    return kExitUsage;
+    return results::kExitUsage;
   }
   const std::map<std::string, double> measured = ProcessSeconds({dir, RunsRoot()});
   double session_seconds = 0;
@@ -339,19 +342,26 @@ int NoiseStudyMain(const std::vector<std::string>& args, std::ostream& out, std:
     err << "noise_study: " << e.what() << "\n";
     return kExitSomeFailed;
   }
-  const StudyResult result = Analyze(aa, planted);
+  const StudyResult result = AnalyzeStudy(aa, planted);
   Json j = ToJson(result);
   j["study_dir"] = fs::canonical(dir).string();
   j["tricks"] = o.tricks;
   j["run_all_flags"] = o.run_all_flags;
   j["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // One document, one printer per format: the terminal gets the Markdown.
+  const reports::doc::Document document = StudyDocument(result);
+  const std::string markdown = reports::doc::PrintMarkdown(document);
   const std::string json_path = dir + "/noise_study.json";
-  if (!WriteFileAtomically(json_path, j.dump(2) + "\n", &error)) {
-    err << "noise_study: " << error << "\n";
-    return kExitSomeFailed;
+  for (const auto& [path, text] :
+       {std::pair<std::string, std::string>{json_path, j.dump(2) + "\n"},
+        {dir + "/noise_study.md", markdown},
+        {dir + "/noise_study.html", reports::doc::PrintHtml(document)}}) {
+    if (!WriteFileAtomically(path, text, &error)) {
+      err << "noise_study: " << error << "\n";
+      return kExitSomeFailed;
+    }
   }
-  PrintSummary(result, out);
-  out << "\nnoise study: " << json_path << "\n";
+  out << "\n" << markdown << "\nnoise study: " << json_path << " (and noise_study.md, .html)\n";
   return 0;
 }
 

@@ -52,8 +52,8 @@ TEST(NoiseStudy, ATinyStudyWritesItsRatesAndResumes) {
   EXPECT_EQ(j["planted_sessions"]["1.50"], 1);
   // noop has one non-baseline variant: one benchmark, compared once A/A and against
   // each of the 2 A/A sessions when planted.
-  ASSERT_EQ(j["benchmarks"].size(), 1u) << j.dump(2);
-  const results::Json& b = j["benchmarks"][0];
+  ASSERT_EQ(j["settings"].size(), 1u) << j.dump(2);
+  const results::Json& b = j["settings"][0];
   EXPECT_EQ(b["trick"], "noop");
   EXPECT_EQ(b["variant"], "optimized");
   EXPECT_EQ(b["false_alarms"]["comparisons"], 1);
@@ -67,6 +67,13 @@ TEST(NoiseStudy, ATinyStudyWritesItsRatesAndResumes) {
   EXPECT_EQ(j["detection"][0]["mde_within"]["comparisons"].get<int>() +
                 j["detection"][0]["mde_beyond"]["comparisons"].get<int>(),
             2);
+  // The table, through the document model: in the output and in noise_study.md/.html.
+  EXPECT_NE(p.output.find("| setting | A/A false alarms | MDE | detected x1.50 |"), std::string::npos)
+      << p.output;
+  EXPECT_NE(p.output.find("| noop/optimized | "), std::string::npos) << p.output;
+  for (const char* f : {"/noise_study.md", "/noise_study.html"}) {
+    EXPECT_TRUE(std::filesystem::exists(dir + f)) << f;
+  }
   // The planted session really forwarded the plant.
   const results::Json index = results::ReadJsonFile(dir + "/plant-1.50-1/index.json");
   EXPECT_NE(index["forwarded_flags"].dump().find("--plant_slowdown=all:1.50"), std::string::npos)
@@ -77,7 +84,7 @@ TEST(NoiseStudy, ATinyStudyWritesItsRatesAndResumes) {
   ASSERT_EQ(p.exit_code, 0) << p.output;
   EXPECT_NE(p.output.find("0 to run, 3 reused"), std::string::npos) << p.output;
   EXPECT_EQ(p.output.find("session aa-1"), std::string::npos) << p.output;
-  EXPECT_EQ(results::ReadJsonFile(dir + "/noise_study.json")["benchmarks"], j["benchmarks"]);
+  EXPECT_EQ(results::ReadJsonFile(dir + "/noise_study.json")["settings"], j["settings"]);
 
   // The same folder with other settings is another study: refused, nothing run.
   std::string other = kTiny;

@@ -27,8 +27,8 @@ TEST(Tally, CountsAndRates) {
   EXPECT_EQ(pooled.hits, 4);
 }
 
-TEST(BenchmarkStudy, TheMdeIsTheMedianOfItsComparisons) {
-  BenchmarkStudy b;
+TEST(SettingStudy, TheMdeIsTheMedianOfItsComparisons) {
+  SettingStudy b;
   EXPECT_FALSE(b.Mde().has_value());
   b.mdes = {0.30, 0.10, 0.20};
   EXPECT_DOUBLE_EQ(*b.Mde(), 0.20);
@@ -42,9 +42,9 @@ TEST(DefaultTricks, AtLeastEightDistinct) {
   EXPECT_EQ(std::set<std::string>(t.begin(), t.end()).size(), t.size());
 }
 
-TEST(Analyze, NoSessionsNoComparisons) {
-  const StudyResult r = Analyze({}, {});
-  EXPECT_TRUE(r.benchmarks.empty());
+TEST(AnalyzeStudy, NoSessionsNoComparisons) {
+  const StudyResult r = AnalyzeStudy({}, {});
+  EXPECT_TRUE(r.settings.empty());
   EXPECT_EQ(r.pooled_false_alarms.comparisons, 0);
   const results::Json j = ToJson(r);
   EXPECT_TRUE(j["pooled_false_alarms"]["rate"].is_null());

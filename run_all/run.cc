@@ -255,7 +255,7 @@ class Session {
         WriteIndex(side);
         err_ << "run_all: " << id << " rejected the forwarded flags; stopping (see " << side.dir
              << "/" << entry.log << ")\n";
-        return kExitUsage;
+        return results::kExitUsage;
       }
       if (!WriteIndex(side)) return kExitSomeFailed;
     }
@@ -330,7 +330,7 @@ int RunAllMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   std::string error;
   if (!ParseOptions(args, &o, &error)) {
     err << "run_all: " << error << "\n";
-    return kExitUsage;
+    return results::kExitUsage;
   }
   if (o.help) {
     out << Usage();
@@ -339,7 +339,7 @@ int RunAllMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   std::vector<std::string> ids;
   if (!ChooseTricks(&o, &ids, &error)) {
     err << "run_all: " << error << "\n";
-    return kExitUsage;
+    return results::kExitUsage;
   }
   if (o.list) {
     for (const auto& id : ids) out << id << "\n";
@@ -347,7 +347,7 @@ int RunAllMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   }
   if (ids.empty()) {
     err << "run_all: no trick to run\n";
-    return kExitUsage;
+    return results::kExitUsage;
   }
   std::vector<Side> sides = SidesFor(o, ids);
 
@@ -361,7 +361,7 @@ int RunAllMain(const std::vector<std::string>& args, std::ostream& out, std::ost
       if (!rejection.empty()) {
         err << "run_all: " << (side.build == Build::kOnly ? "" : RoleName(side.build) + " ")
             << ids.front() << " rejected the forwarded flags: " << rejection << "\n";
-        return kExitUsage;
+        return results::kExitUsage;
       }
     }
   }
@@ -369,7 +369,7 @@ int RunAllMain(const std::vector<std::string>& args, std::ostream& out, std::ost
                                   &error);
   if (dir.empty()) {
     err << "run_all: " << error << "\n";
-    return kExitUsage;
+    return results::kExitUsage;
   }
   std::optional<results::AbSession> ab;
   const std::vector<Job> jobs = PlanJobs(o, ids.size(), &ab, out);

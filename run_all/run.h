@@ -26,8 +26,9 @@
 namespace trickbench {
 namespace run_all {
 
+// Exit statuses: 0 and 2 (bad command line) are results/status.h's kExitOk and
+// kExitUsage, shared with the trick binaries; run_all adds:
 inline constexpr int kExitSomeFailed = 1;  // a trick was not measured or skipped, or a write failed
-inline constexpr int kExitUsage = 2;
 
 // args: argv[1..]. Progress goes to `out`, errors to `err`; returns the exit status.
 int RunAllMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
