@@ -21,9 +21,10 @@ class AvoidHostSync : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Setting& s) override {
     model_ = wl::Mlp({.in = 64, .hidden = 128, .out = 10, .layers = 2}, s.device);
-    optimizer_ = std::make_unique<torch::optim::SGD>(model_->parameters(),
-                                                     torch::optim::SGDOptions(0.01));
-    for (int i = 0; i < kSteps; ++i) batches_.push_back(wl::ClassificationBatch(32, 64, 10, s.device));
+    optimizer_ =
+        std::make_unique<torch::optim::SGD>(model_->parameters(), torch::optim::SGDOptions(0.01));
+    for (int i = 0; i < kSteps; ++i)
+      batches_.push_back(wl::ClassificationBatch(32, 64, 10, s.device));
     device_ = s.device;
   }
 
@@ -85,7 +86,8 @@ TRICKBENCH_TRICK(avoid_host_sync, AvoidHostSync)
     .Source("A5")
     .Claim("fewer syncs and transfers")
     .Expect(trickbench::claim::Fewer("host_reads_per_run"))
-    .Expect(trickbench::claim::Faster().OnCuda("a host read waits for the device only on CUDA; on the CPU it is a load"))
+    .Expect(trickbench::claim::Faster().OnCuda(
+        "a host read waits for the device only on CUDA; on the CPU it is a load"))
     .Variant("item_every_step", &AvoidHostSync::ItemEveryStep)
     .Variant("read_once", &AvoidHostSync::ReadOnce)
     .Bitwise();

@@ -39,7 +39,8 @@ class BatchSizeMultiple : public trickbench::Trick {
     model_ = trickbench::workloads::Mlp(size_, device_);
     {
       torch::NoGradGuard no_grad;
-      for (auto& p : model_->parameters()) p.copy_(k::IntegerValued(p.sizes(), torch::kFloat, device_, 1));
+      for (auto& p : model_->parameters())
+        p.copy_(k::IntegerValued(p.sizes(), torch::kFloat, device_, 1));
     }
     model_->to(dtype_);
     samples_ = s.case_name.rfind("4084", 0) == 0 ? 4084 : 4095;
@@ -58,8 +59,10 @@ class BatchSizeMultiple : public trickbench::Trick {
              c10::toString(dtype_);
     }
     const bool multiple = batch_ % 8 == 0;
-    if (variant == "aligned8" && !multiple) return "batch " + std::to_string(batch_) + " is not a multiple of 8";
-    if (variant == "unaligned" && multiple) return "batch " + std::to_string(batch_) + " is a multiple of 8";
+    if (variant == "aligned8" && !multiple)
+      return "batch " + std::to_string(batch_) + " is not a multiple of 8";
+    if (variant == "unaligned" && multiple)
+      return "batch " + std::to_string(batch_) + " is a multiple of 8";
     return "";
   }
 
@@ -74,8 +77,8 @@ class BatchSizeMultiple : public trickbench::Trick {
         device_);
     int64_t bytes = k::Bytes({x, out_});
     for (const auto& p : model_->parameters()) bytes += k::Bytes({p});
-    auto c = k::RateCounters(static_cast<double>(batch_ * FlopPerSample()), static_cast<double>(bytes),
-                             seconds, device_, dtype_);
+    auto c = k::RateCounters(static_cast<double>(batch_ * FlopPerSample()),
+                             static_cast<double>(bytes), seconds, device_, dtype_);
     c["batch"] = batch_;
     return c;
   }
@@ -91,7 +94,8 @@ class BatchSizeMultiple : public trickbench::Trick {
 
   int64_t FlopPerSample() const {
     int64_t flop = 0, width = size_.in;
-    for (int64_t i = 0; i < size_.layers; ++i, width = size_.hidden) flop += k::MatmulFlop(1, width, size_.hidden);
+    for (int64_t i = 0; i < size_.layers; ++i, width = size_.hidden)
+      flop += k::MatmulFlop(1, width, size_.hidden);
     return flop + k::MatmulFlop(1, width, size_.out);
   }
 
@@ -109,8 +113,12 @@ TRICKBENCH_TRICK(batch_size_multiple, BatchSizeMultiple)
     .Category("Model architecture and training")
     .Source("A10, B")
     .Claim("faster epoch (batch 4096/4088 vs 4095/4084: 1.3-4x with tensor cores)")
-    .Expect(trickbench::claim::Faster(1.3, 4).ForCase("4095_16bit").OnCuda("tensor cores: the article's figure is for 16-bit matmuls on NVIDIA GPUs"))
-    .Expect(trickbench::claim::Faster(1.3, 4).ForCase("4084_16bit").OnCuda("tensor cores: the article's figure is for 16-bit matmuls on NVIDIA GPUs"))
+    .Expect(trickbench::claim::Faster(1.3, 4)
+                .ForCase("4095_16bit")
+                .OnCuda("tensor cores: the article's figure is for 16-bit matmuls on NVIDIA GPUs"))
+    .Expect(trickbench::claim::Faster(1.3, 4)
+                .ForCase("4084_16bit")
+                .OnCuda("tensor cores: the article's figure is for 16-bit matmuls on NVIDIA GPUs"))
     .Cases({"4095_fp32", "4095_16bit", "4084_fp32", "4084_16bit"})
     .Variant("unaligned", &BatchSizeMultiple::Unaligned)
     .Variant("aligned8", &BatchSizeMultiple::Aligned)

@@ -65,13 +65,15 @@ class BatchSmallOps : public trickbench::Trick {
         (OpsRun("aten::_foreach_mul") == 0 || OpsRun("aten::_foreach_add_") == 0)) {
       return "the run did not call the foreach ops";
     }
-    if (variant == "loop" && small_ops < 2 * kTensors) return "the run did not loop over the tensors";
+    if (variant == "loop" && small_ops < 2 * kTensors)
+      return "the run did not loop over the tensors";
     if (variant == "batched" && (small_ops == 0 || small_ops >= 2 * kTensors)) {
       return "the run was not one batched multiply-add (" + std::to_string(small_ops) +
              " mul/add dispatches)";
     }
     if (variant == "batched") {
-      if (!batched_.defined() || batched_.sizes() != x_.sizes()) return "no [512, 64] batched output";
+      if (!batched_.defined() || batched_.sizes() != x_.sizes())
+        return "no [512, 64] batched output";
     } else if (static_cast<int64_t>(ys_.size()) != kTensors) {
       return "expected 512 separate output tensors";
     }

@@ -21,7 +21,8 @@ using trickbench::subprocess::Stderr;
 std::string g_catalog;  // the catalog binary
 std::string g_page;     // the checked-in docs/CATALOG.md
 
-constexpr char kRegenerate[] = "Regenerate it: bazel run //benches:catalog -- --out=docs/CATALOG.md";
+constexpr char kRegenerate[] =
+    "Regenerate it: bazel run //benches:catalog -- --out=docs/CATALOG.md";
 
 std::string Tmp(const std::string& name) {
   const char* d = std::getenv("TEST_TMPDIR");
@@ -60,8 +61,8 @@ TEST(Catalog, AStalePageFailsNamingTheFirstDifferingLineAndTheCommand) {
   const std::string dir = Tmp("stale");
   std::string error;
   ASSERT_TRUE(trickbench::WriteFileAtomically(
-      dir + "/edited.md", page.substr(0, row + 1) + "| edited |" + page.substr(page.find('\n', row + 1)),
-      &error));
+      dir + "/edited.md",
+      page.substr(0, row + 1) + "| edited |" + page.substr(page.find('\n', row + 1)), &error));
   Proc p = RunCommand(g_catalog + " --check=" + dir + "/edited.md");
   EXPECT_EQ(p.exit_code, 1) << p.output;
   EXPECT_TRUE(Contains(p.output, dir + "/edited.md is stale")) << p.output;
@@ -74,15 +75,15 @@ TEST(Catalog, AStalePageFailsNamingTheFirstDifferingLineAndTheCommand) {
   ASSERT_TRUE(trickbench::WriteFileAtomically(dir + "/short.md", page.substr(0, last), &error));
   p = RunCommand(g_catalog + " --check=" + dir + "/short.md");
   EXPECT_EQ(p.exit_code, 1) << p.output;
-  EXPECT_TRUE(Contains(p.output, "  checked in: \n  generated:  " + page.substr(last)))
-      << p.output;
+  EXPECT_TRUE(Contains(p.output, "  checked in: \n  generated:  " + page.substr(last))) << p.output;
 }
 
 TEST(Catalog, AMissingPageFailsSayingHowToGenerateIt) {
   const Proc p = RunCommand(g_catalog + " --check=/nonexistent-trickbench/CATALOG.md");
   EXPECT_EQ(p.exit_code, 1) << p.output;
   EXPECT_TRUE(Contains(p.output, "cannot read /nonexistent-trickbench/CATALOG.md")) << p.output;
-  EXPECT_TRUE(Contains(p.output, "Generate it: bazel run //benches:catalog -- --out=docs/CATALOG.md"))
+  EXPECT_TRUE(
+      Contains(p.output, "Generate it: bazel run //benches:catalog -- --out=docs/CATALOG.md"))
       << p.output;
 }
 
@@ -127,8 +128,8 @@ TEST(Catalog, RejectsBadCommandLinesWithExit2) {
 // RANK set (distributed/rank_main.h); rank 0 without its benchmark would exit 2 at once. The
 // catalog, linked with every trick, must ignore it.
 TEST(Catalog, IsNeverARankProcess) {
-  const Proc p = RunCommand(
-      "RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=29500 " + g_catalog + " --check=" + g_page);
+  const Proc p = RunCommand("RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=29500 " +
+                            g_catalog + " --check=" + g_page);
   EXPECT_EQ(p.exit_code, 0) << p.output;
   EXPECT_TRUE(Contains(p.output, "is up to date")) << p.output;
 }

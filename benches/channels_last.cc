@@ -139,7 +139,8 @@ class ChannelsLast : public trickbench::Trick {
       // the BatchNorm statistics this forward updates are the same in both models).
       nchw_.model->train();
       nchw_.model->zero_grad(/*set_to_none=*/true);
-      torch::nn::functional::cross_entropy(nchw_.model->forward(nchw_.input), batch_.target).backward();
+      torch::nn::functional::cross_entropy(nchw_.model->forward(nchw_.input), batch_.target)
+          .backward();
       for (const auto& p : nchw_.model->parameters()) {
         initial_.push_back(p.detach().contiguous().clone());
         initial_grad_.push_back(p.grad().detach().contiguous().clone());
@@ -180,7 +181,8 @@ class ChannelsLast : public trickbench::Trick {
     const auto format = want_cl ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous;
     const std::string name = want_cl ? "ChannelsLast" : "NCHW-contiguous";
     // What the body ran (set by every body), then that its model keeps the format.
-    if (last_ != &f) return "the last step ran the " + std::string(want_cl ? "NCHW" : "ChannelsLast") + " model";
+    if (last_ != &f)
+      return "the last step ran the " + std::string(want_cl ? "NCHW" : "ChannelsLast") + " model";
     if (amp_ && logits_.scalar_type() != (device_.is_cuda() ? at::kHalf : at::kBFloat16)) {
       return std::string("autocast was off: logits are ") + c10::toString(logits_.scalar_type());
     }
@@ -247,12 +249,36 @@ TRICKBENCH_TRICK(channels_last, ChannelsLast)
     .Category("Model architecture and training")
     .Source("A16")
     .Claim("8-35% faster (with AMP)")
-    .Expect(trickbench::claim::Faster(1.08, 1.35).ForCase("train_amp_resnet50_stage2").OnCuda("the article's figure: AMP convolutions on NVIDIA GPUs, at ResNet-50 stage shapes"))
-    .Expect(trickbench::claim::Faster(1.08, 1.35).ForCase("train_amp_resnet50_stage3").OnCuda("the article's figure: AMP convolutions on NVIDIA GPUs, at ResNet-50 stage shapes"))
-    .Expect(trickbench::claim::Faster(1.08, 1.35).ForCase("train_amp_resnet50_stage4").OnCuda("the article's figure: AMP convolutions on NVIDIA GPUs, at ResNet-50 stage shapes"))
-    .Expect(trickbench::claim::Faster(1.08, 1.35).ForCase("infer_amp_resnet50_stage2").OnCuda("the article's figure: AMP convolutions on NVIDIA GPUs, at ResNet-50 stage shapes"))
-    .Expect(trickbench::claim::Faster(1.08, 1.35).ForCase("infer_amp_resnet50_stage3").OnCuda("the article's figure: AMP convolutions on NVIDIA GPUs, at ResNet-50 stage shapes"))
-    .Expect(trickbench::claim::Faster(1.08, 1.35).ForCase("infer_amp_resnet50_stage4").OnCuda("the article's figure: AMP convolutions on NVIDIA GPUs, at ResNet-50 stage shapes"))
+    .Expect(
+        trickbench::claim::Faster(1.08, 1.35)
+            .ForCase("train_amp_resnet50_stage2")
+            .OnCuda(
+                "the article's figure: AMP convolutions on NVIDIA GPUs, at ResNet-50 stage shapes"))
+    .Expect(
+        trickbench::claim::Faster(1.08, 1.35)
+            .ForCase("train_amp_resnet50_stage3")
+            .OnCuda(
+                "the article's figure: AMP convolutions on NVIDIA GPUs, at ResNet-50 stage shapes"))
+    .Expect(
+        trickbench::claim::Faster(1.08, 1.35)
+            .ForCase("train_amp_resnet50_stage4")
+            .OnCuda(
+                "the article's figure: AMP convolutions on NVIDIA GPUs, at ResNet-50 stage shapes"))
+    .Expect(
+        trickbench::claim::Faster(1.08, 1.35)
+            .ForCase("infer_amp_resnet50_stage2")
+            .OnCuda(
+                "the article's figure: AMP convolutions on NVIDIA GPUs, at ResNet-50 stage shapes"))
+    .Expect(
+        trickbench::claim::Faster(1.08, 1.35)
+            .ForCase("infer_amp_resnet50_stage3")
+            .OnCuda(
+                "the article's figure: AMP convolutions on NVIDIA GPUs, at ResNet-50 stage shapes"))
+    .Expect(
+        trickbench::claim::Faster(1.08, 1.35)
+            .ForCase("infer_amp_resnet50_stage4")
+            .OnCuda(
+                "the article's figure: AMP convolutions on NVIDIA GPUs, at ResNet-50 stage shapes"))
     .Cases({"train_fp32", "train_amp", "infer_fp32", "infer_amp"})
     .CudaCases(kCudaCases)
     .Trains({"train_fp32", "train_amp", "train_amp_resnet50_stage2", "train_amp_resnet50_stage3",

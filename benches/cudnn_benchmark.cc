@@ -67,16 +67,15 @@ Shape ShapeOf(const std::string& case_name) {
 }
 
 bool DeterministicModeOn() {
-  return at::globalContext().deterministicCuDNN() ||
-         at::globalContext().deterministicAlgorithms();
+  return at::globalContext().deterministicCuDNN() || at::globalContext().deterministicAlgorithms();
 }
 
 // The stage net, its 3x3 convolutions padded in rows or in columns (see above).
 struct StageNetImpl : torch::nn::Module {
   StageNetImpl(const Shape& s, bool pad_rows) : pad_rows(pad_rows) {
     auto conv = [&](const std::string& name, int64_t in) {
-      return register_module(name, torch::nn::Conv2d(
-                                       torch::nn::Conv2dOptions(in, s.channels, 3).bias(false)));
+      return register_module(
+          name, torch::nn::Conv2d(torch::nn::Conv2dOptions(in, s.channels, 3).bias(false)));
     };
     auto bn = [&](const std::string& name) {
       return register_module(name, torch::nn::BatchNorm2d(s.channels));
@@ -91,8 +90,9 @@ struct StageNetImpl : torch::nn::Module {
   }
 
   torch::Tensor Conv(const torch::nn::Conv2d& c, const torch::Tensor& x) const {
-    if (pad_rows) return F::conv2d(F::pad(x, F::PadFuncOptions({0, 0, 1, 1})), c->weight,
-                                   F::Conv2dFuncOptions().padding(torch::ExpandingArray<2>({0, 1})));
+    if (pad_rows)
+      return F::conv2d(F::pad(x, F::PadFuncOptions({0, 0, 1, 1})), c->weight,
+                       F::Conv2dFuncOptions().padding(torch::ExpandingArray<2>({0, 1})));
     return F::conv2d(F::pad(x, F::PadFuncOptions({1, 1, 0, 0})), c->weight,
                      F::Conv2dFuncOptions().padding(torch::ExpandingArray<2>({1, 0})));
   }

@@ -51,7 +51,7 @@ struct RankState {
 };
 
 trickbench::distributed::RankHandler MakeRankHandler(trickbench::distributed::Group& group,
-                                              const trickbench::distributed::RankEnv& env) {
+                                                     const trickbench::distributed::RankEnv& env) {
   auto state = std::make_shared<RankState>();
   return [&group, env, state](const c10::IValue& request) -> c10::IValue {
     const auto& e = request.toTupleRef().elements();
@@ -61,7 +61,8 @@ trickbench::distributed::RankHandler MakeRankHandler(trickbench::distributed::Gr
       state->model = wl::Mlp(kModel);
       const auto params = state->model->parameters();
       const auto given = args.at(0).toTensorVector();
-      if (given.size() != params.size()) throw std::invalid_argument("setup: parameter count differs");
+      if (given.size() != params.size())
+        throw std::invalid_argument("setup: parameter count differs");
       {
         torch::NoGradGuard no_grad;
         for (size_t i = 0; i < params.size(); ++i) params[i].copy_(given[i]);
@@ -72,7 +73,8 @@ trickbench::distributed::RankHandler MakeRankHandler(trickbench::distributed::Gr
         state->inputs.push_back(inputs[m].chunk(env.world_size)[env.rank].clone());
         state->targets.push_back(targets[m].chunk(env.world_size)[env.rank].clone());
       }
-      state->optimizer = std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(0.05));
+      state->optimizer =
+          std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(0.05));
       return c10::IValue();
     }
     if (!state->model) throw std::logic_error(command + " before setup");
@@ -95,8 +97,8 @@ trickbench::distributed::RankHandler MakeRankHandler(trickbench::distributed::Gr
     if (command == "state") {
       const bool in_sync =
           trickbench::distributed::InSyncWithRankZero(group, state->model->parameters());
-      return c10::ivalue::Tuple::create({c10::IValue(wl::Parameters(*state->model)),
-                                         c10::IValue(in_sync)});
+      return c10::ivalue::Tuple::create(
+          {c10::IValue(wl::Parameters(*state->model)), c10::IValue(in_sync)});
     }
     throw std::invalid_argument("unknown request " + command);
   };
@@ -113,9 +115,8 @@ class NoSync : public trickbench::Trick {
     options.world_size = kRanks;
     options.threads_per_rank = std::max(1, at::get_num_threads() / kRanks);
     ranks_ = std::make_unique<trickbench::distributed::RankGroup>(options);
-    ranks_->Call(Request("setup", c10::ivalue::Tuple::create(
-                                      {c10::IValue(wl::Parameters(*model)), batch.input,
-                                       batch.target})));
+    ranks_->Call(Request("setup", c10::ivalue::Tuple::create({c10::IValue(wl::Parameters(*model)),
+                                                              batch.input, batch.target})));
   }
 
   void SyncEveryMicroBatch() { Step(true); }
@@ -129,7 +130,8 @@ class NoSync : public trickbench::Trick {
       return "the step ran " + std::to_string(allreduces_) + " all-reduces, expected " +
              std::to_string(expected);
     }
-    if (!State().at(1).toBool()) return "the ranks' parameters differ: the all-reduce did not sync them";
+    if (!State().at(1).toBool())
+      return "the ranks' parameters differ: the all-reduce did not sync them";
     return "";
   }
 

@@ -122,24 +122,26 @@ struct RankState {
 };
 
 trickbench::distributed::RankHandler MakeRankHandler(trickbench::distributed::Group& group,
-                                              const trickbench::distributed::RankEnv& env) {
+                                                     const trickbench::distributed::RankEnv& env) {
   auto state = std::make_shared<RankState>();
   return [&group, env, state](const c10::IValue& request) -> c10::IValue {
     const auto& e = request.toTupleRef().elements();
     const std::string& command = e.at(0).toStringRef();
     if (command == "setup") {
       const auto& args = e.at(1).toTupleRef().elements();
-      if (args.at(3).toBool()) state->deterministic = std::make_unique<trickbench::DeterministicGuard>();
+      if (args.at(3).toBool())
+        state->deterministic = std::make_unique<trickbench::DeterministicGuard>();
       state->model = trickbench::workloads::Mlp(kModel);
       const auto params = state->model->parameters();
       const auto given = args.at(0).toTensorVector();
-      if (given.size() != params.size()) throw std::invalid_argument("setup: parameter count differs");
+      if (given.size() != params.size())
+        throw std::invalid_argument("setup: parameter count differs");
       torch::NoGradGuard no_grad;
       for (size_t i = 0; i < params.size(); ++i) params[i].copy_(given[i]);
       state->input = Shard(args.at(1).toTensor(), env.rank, env.world_size).clone();
       state->target = Shard(args.at(2).toTensor(), env.rank, env.world_size).clone();
-      state->optimizer = std::make_unique<torch::optim::SGD>(
-          params, torch::optim::SGDOptions(kLearningRate));
+      state->optimizer =
+          std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(kLearningRate));
       return c10::IValue();
     }
     if (!state->model) throw std::logic_error(command + " before setup");
@@ -156,9 +158,9 @@ trickbench::distributed::RankHandler MakeRankHandler(trickbench::distributed::Gr
       std::vector<torch::Tensor> pids{torch::zeros({env.world_size}, torch::kLong)};
       pids[0][env.rank] = static_cast<int64_t>(getpid());
       group.allreduce(pids)->wait();
-      return c10::ivalue::Tuple::create({c10::IValue(trickbench::workloads::Parameters(*state->model)),
-                                         c10::IValue(in_sync),
-                                         c10::IValue(pids[0])});
+      return c10::ivalue::Tuple::create(
+          {c10::IValue(trickbench::workloads::Parameters(*state->model)), c10::IValue(in_sync),
+           c10::IValue(pids[0])});
     }
     throw std::invalid_argument("unknown request " + command);
   };
@@ -247,7 +249,8 @@ class DdpVsDp : public trickbench::Trick {
       torch::NoGradGuard no_grad;
       const auto master = model_->parameters();
       const auto other = replica_->parameters();
-      for (size_t i = 0; i < master.size(); ++i) master[i].grad().add_(other[i].grad()).div_(kWorldSize);
+      for (size_t i = 0; i < master.size(); ++i)
+        master[i].grad().add_(other[i].grad()).div_(kWorldSize);
     }
     optimizer_->step();
   }
@@ -285,7 +288,8 @@ class DdpVsDp : public trickbench::Trick {
     if (distinct.size() != static_cast<size_t>(world) || distinct.count(getpid())) {
       return "steps did not run in " + std::to_string(world) + " separate rank processes";
     }
-    if (!state.at(1).toBool()) return "ranks' parameters diverged: the all-reduce did not sync them";
+    if (!state.at(1).toBool())
+      return "ranks' parameters diverged: the all-reduce did not sync them";
     return "";
   }
 
@@ -346,7 +350,10 @@ TRICKBENCH_TRICK(ddp_vs_dp, DdpVsDp)
     .Category("Distributed")
     .Source("A18, B")
     .Claim("DDP faster: no GIL, one process per device")
-    .Expect(trickbench::claim::Faster().OnCuda("the article compares one process per GPU (NCCL) with one process driving several; not covered: both variants here run on the CPU with Gloo whatever the device, and LibTorch has no GIL"))
+    .Expect(trickbench::claim::Faster().OnCuda(
+        "the article compares one process per GPU (NCCL) with one process driving several; not "
+        "covered: both variants here run on the CPU with Gloo whatever the device, and LibTorch "
+        "has no GIL"))
     .Trains()
     .Variant("data_parallel_threads", &DdpVsDp::DataParallelThreads)
     .Variant("ddp_gloo", &DdpVsDp::DdpGloo)

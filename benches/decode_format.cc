@@ -24,8 +24,8 @@ constexpr int64_t kImages = 128;
 class DecodeFormat : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Setting& s) override {
-    const auto jpegs = EncodeAll(MakeSyntheticImages({.count = kImages, .height = 128, .width = 128}),
-                                 ImageFormat::kJpeg);
+    const auto jpegs = EncodeAll(
+        MakeSyntheticImages({.count = kImages, .height = 128, .width = 128}), ImageFormat::kJpeg);
     std::vector<EncodedSample> bmps, raws;
     for (size_t i = 0; i < jpegs.size(); ++i) {
       const torch::Tensor pixels = DecodeImage(jpegs[i].bytes, "sample " + std::to_string(i));

@@ -94,8 +94,8 @@ torch::Tensor DecodeWithLibjpeg(const std::string& bytes, const std::string& nam
   jpeg_create_decompress(&d.cinfo);
   auto fail = [&](const std::string& why) {
     jpeg_destroy_decompress(&d.cinfo);
-    throw std::runtime_error("libjpeg cannot decode " + name + " (" +
-                             std::to_string(bytes.size()) + " bytes): " + why);
+    throw std::runtime_error("libjpeg cannot decode " + name + " (" + std::to_string(bytes.size()) +
+                             " bytes): " + why);
   };
   if (!Start(&d, bytes)) fail(d.errors.message);
   if (d.cinfo.output_components != 3) {
@@ -151,8 +151,8 @@ class DecoderChoice : public trickbench::Trick {
     if (opencv_images_ != want_opencv || libjpeg_images_ != want_libjpeg) {
       return "the run decoded " + std::to_string(opencv_images_) + " images with OpenCV and " +
              std::to_string(libjpeg_images_) + " with libjpeg directly, expected " +
-             std::to_string(want_opencv) + " and " + std::to_string(want_libjpeg) + " (" +
-             variant + " variant)";
+             std::to_string(want_opencv) + " and " + std::to_string(want_libjpeg) + " (" + variant +
+             " variant)";
     }
     if (libjpeg_scanlines_ != want_libjpeg * kSide) {
       return "libjpeg returned " + std::to_string(libjpeg_scanlines_) + " scanlines, expected " +

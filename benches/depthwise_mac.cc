@@ -30,7 +30,8 @@ class DepthwiseMac : public trickbench::Trick {
         (torch::rand({kChannels, 1, kKernel, kKernel}) * 2 * bound - bound).to(device_);
     // Dense weight: output channel c sees only input channel c, with the same kernel.
     dense_weight_ = torch::zeros({kChannels, kChannels, kKernel, kKernel});
-    for (int64_t c = 0; c < kChannels; ++c) dense_weight_[c][c].copy_(depthwise_weight_.cpu()[c][0]);
+    for (int64_t c = 0; c < kChannels; ++c)
+      dense_weight_[c][c].copy_(depthwise_weight_.cpu()[c][0]);
     dense_weight_ = dense_weight_.to(device_);
   }
 
@@ -60,8 +61,8 @@ class DepthwiseMac : public trickbench::Trick {
     const double seconds = trickbench::kernels::MedianSecondsPerRun(
         [x, w, groups] { auto y = torch::conv2d(x, w, {}, 1, 1, 1, groups); }, device_);
     return trickbench::kernels::RateCounters(static_cast<double>(Flop()),
-                                             trickbench::kernels::Bytes({input_, w, out_}),
-                                             seconds, device_, torch::kFloat);
+                                             trickbench::kernels::Bytes({input_, w, out_}), seconds,
+                                             device_, torch::kFloat);
   }
 
   // FLOP per run: items_per_second (wall time) is then the measured runs' FLOP/s.

@@ -41,9 +41,11 @@ constexpr int64_t kSegments = 8;  // index_put_ accumulates the batch into this 
 
 struct ConvNetImpl : torch::nn::Module {
   ConvNetImpl()
-      : conv1(register_module("conv1", torch::nn::Conv2d(torch::nn::Conv2dOptions(3, 16, 3).padding(1)))),
+      : conv1(register_module("conv1",
+                              torch::nn::Conv2d(torch::nn::Conv2dOptions(3, 16, 3).padding(1)))),
         bn1(register_module("bn1", torch::nn::BatchNorm2d(16))),
-        conv2(register_module("conv2", torch::nn::Conv2d(torch::nn::Conv2dOptions(16, 32, 3).padding(1).stride(2)))),
+        conv2(register_module(
+            "conv2", torch::nn::Conv2d(torch::nn::Conv2dOptions(16, 32, 3).padding(1).stride(2)))),
         head(register_module("head", torch::nn::Linear(32, kClasses))) {}
 
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& segment) {

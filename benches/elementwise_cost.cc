@@ -42,7 +42,8 @@ class ElementwiseCost : public trickbench::Trick {
 
   std::string Inactive(const std::string& variant) override {
     // Both read two n x n operands and write one: the byte counts the comparison rests on.
-    const int64_t bytes = trickbench::kernels::Bytes({x_, variant == "matmul" ? diagonal_ : columns_, out_});
+    const int64_t bytes =
+        trickbench::kernels::Bytes({x_, variant == "matmul" ? diagonal_ : columns_, out_});
     if (bytes != 3 * kN * kN * 4) return "operands are not three 512x512 fp32 tensors";
     // What the body dispatched: a matmul, or one elementwise multiply and no matmul.
     if (variant == "matmul" && OpsRun("aten::mm") == 0) return "the run called no aten::mm";
@@ -62,8 +63,8 @@ class ElementwiseCost : public trickbench::Trick {
       body = [x, columns] { auto y = x * columns; };
     }
     const double seconds = trickbench::kernels::MedianSecondsPerRun(body, device_);
-    auto c = trickbench::kernels::RateCounters(static_cast<double>(flop_),
-                                               3.0 * kN * kN * 4, seconds, device_, torch::kFloat);
+    auto c = trickbench::kernels::RateCounters(static_cast<double>(flop_), 3.0 * kN * kN * 4,
+                                               seconds, device_, torch::kFloat);
     c["seconds_per_gflop"] = seconds / (flop_ * 1e-9);
     return c;
   }

@@ -46,7 +46,8 @@ CacheState ReadCache(const torch::Device& device) {
                                           &s.segments_allocated);
   return s;
 #else
-  throw std::runtime_error("empty_cache reads the CUDA caching allocator: build with --config=cuda");
+  throw std::runtime_error(
+      "empty_cache reads the CUDA caching allocator: build with --config=cuda");
 #endif
 }
 
@@ -54,7 +55,8 @@ void EmptyCache() {
 #ifdef TRICKBENCH_CUDA
   trickbench::empty_cache_cuda::EmptyCache();
 #else
-  throw std::runtime_error("empty_cache calls the CUDA caching allocator: build with --config=cuda");
+  throw std::runtime_error(
+      "empty_cache calls the CUDA caching allocator: build with --config=cuda");
 #endif
 }
 

@@ -176,7 +176,9 @@ class EvalVsNoGrad : public trickbench::Trick {
 TRICKBENCH_TRICK(eval_vs_no_grad, EvalVsNoGrad)
     .Category("Model architecture and training")
     .Source("A14, B")
-    .Claim("eval() changes layer behaviour, not autograd; no_grad saves memory and time, not behaviour")
+    .Claim(
+        "eval() changes layer behaviour, not autograd; no_grad saves memory and time, not "
+        "behaviour")
     .Expect(trickbench::claim::LessMemory().ForVariant("no_grad_only"))
     .Expect(trickbench::claim::Faster().ForVariant("no_grad_only"))
     .Expect(trickbench::claim::LessMemory().ForVariant("eval_and_no_grad"))

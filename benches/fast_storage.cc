@@ -37,13 +37,14 @@ constexpr int64_t kImages = 512;
 class FastStorage : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Setting& s) override {
-    const auto samples =
-        EncodeAll(MakeSyntheticImages({.count = kImages, .height = 64, .width = 64}),
-                  ImageFormat::kJpeg);
+    const auto samples = EncodeAll(
+        MakeSyntheticImages({.count = kImages, .height = 64, .width = 64}), ImageFormat::kJpeg);
     disk_dir_ = std::make_unique<TempDir>(DefaultDataRoot(), "tb_fast_storage");
     ram_dir_ = std::make_unique<TempDir>("/dev/shm", "tb_fast_storage");
-    disk_ = std::make_shared<FileStore>(FileStore::Write(disk_dir_->path(), samples, ImageFormat::kJpeg));
-    ram_ = std::make_shared<FileStore>(FileStore::Write(ram_dir_->path(), samples, ImageFormat::kJpeg));
+    disk_ = std::make_shared<FileStore>(
+        FileStore::Write(disk_dir_->path(), samples, ImageFormat::kJpeg));
+    ram_ = std::make_shared<FileStore>(
+        FileStore::Write(ram_dir_->path(), samples, ImageFormat::kJpeg));
     all_files_ = disk_->Files();
     for (const auto& f : ram_->Files()) all_files_.push_back(f);
     options_ = {.seed = trickbench::HarnessRng()(), .augment = {.crop = 56}, .trace = trace_};
@@ -85,7 +86,8 @@ class FastStorage : public trickbench::Trick {
     if (variant == "evicted_disk" && resident_after_evict_ >= 0.05) c["page_cache_not_evicted"] = 1;
     if (fetched_bytes_ > 0) c["storage_read_bytes_per_run"] = static_cast<double>(fetched_bytes_);
     if (IsRamBacked(disk_dir_->path())) c["data_dir_is_ram_backed"] = 1;
-    if (DeviceOf(disk_dir_->path()) == DeviceOf(ram_dir_->path())) c["same_device_both_variants"] = 1;
+    if (DeviceOf(disk_dir_->path()) == DeviceOf(ram_dir_->path()))
+      c["same_device_both_variants"] = 1;
     return c;
   }
 
@@ -96,7 +98,8 @@ class FastStorage : public trickbench::Trick {
     trace_->Reset();
     const auto start = std::chrono::steady_clock::now();
     evicted_bytes_ = EvictFromPageCache(all_files_).bytes;
-    evict_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    evict_seconds_ =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     resident_after_evict_ = ResidentFraction(store->Files());
     const int64_t fetched_before = StorageReadBytes();
     digest_ = EpochDigest();

@@ -72,7 +72,8 @@ class FlatParamsOptimizer : public trickbench::Trick {
         const auto* d = static_cast<const char*>(p.data_ptr());
         if (d < begin || d >= end) return "a parameter does not live in the flat buffer";
       }
-      if (optimizer_->param_groups()[0].params().size() != 1) return "the optimizer steps more than one tensor";
+      if (optimizer_->param_groups()[0].params().size() != 1)
+        return "the optimizer steps more than one tensor";
     } else if (is_flat) {
       return "the separate-parameter baseline built a flat buffer";
     }
@@ -84,12 +85,14 @@ class FlatParamsOptimizer : public trickbench::Trick {
       return "the step made " + std::to_string(updates) + " add_ calls for " +
              std::to_string(tensors) + " parameters: it did not step one flat tensor";
     }
-    if (variant == "separate_params" && updates < tensors) return "the step did not update every parameter";
+    if (variant == "separate_params" && updates < tensors)
+      return "the step did not update every parameter";
     return "";
   }
 
   std::map<std::string, double> Counters(const std::string& variant) override {
-    return {{"tensors_stepped", static_cast<double>(optimizer_->param_groups()[0].params().size())}};
+    return {
+        {"tensors_stepped", static_cast<double>(optimizer_->param_groups()[0].params().size())}};
   }
 
   int64_t ItemsPerRun() const override { return kTensors; }
@@ -109,7 +112,11 @@ TRICKBENCH_TRICK(flat_params_optimizer, FlatParamsOptimizer)
     .Expect(trickbench::claim::Faster())
     .Expect(trickbench::claim::Fewer("tensors_stepped"))
     .Trains()
-    .MutationUndetected("flat_buffer", "the trick is the optimizer SetUp builds over one flat buffer; both bodies are the same optimizer.step(), so the baseline's body on this instance still applies it (Inactive() checks from the step's ops that it updated one tensor)")
+    .MutationUndetected(
+        "flat_buffer",
+        "the trick is the optimizer SetUp builds over one flat buffer; both bodies are the same "
+        "optimizer.step(), so the baseline's body on this instance still applies it (Inactive() "
+        "checks from the step's ops that it updated one tensor)")
     .Variant("separate_params", &FlatParamsOptimizer::SeparateParams)
     .Variant("flat_buffer", &FlatParamsOptimizer::FlatBuffer)
     .Bitwise();

@@ -21,7 +21,8 @@ class FreeIntermediates : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Setting& s) override {
     model_ = wl::Mlp({.in = 512, .hidden = 512, .out = 10, .layers = 4}, s.device);
-    optimizer_ = std::make_unique<torch::optim::SGD>(model_->parameters(), torch::optim::SGDOptions(0.01));
+    optimizer_ =
+        std::make_unique<torch::optim::SGD>(model_->parameters(), torch::optim::SGDOptions(0.01));
     batch_ = wl::ClassificationBatch(1024, 512, 10, s.device);
   }
 
@@ -37,7 +38,8 @@ class FreeIntermediates : public trickbench::Trick {
 
   std::string Inactive(const std::string& variant) override {
     const bool holds = loss_.defined() || logits_.defined() || !features_.empty();
-    if (variant == "release_early" && holds) return "the step's tensors are still held after the step";
+    if (variant == "release_early" && holds)
+      return "the step's tensors are still held after the step";
     if (variant == "keep_until_next_step" && !holds) return "the baseline released its tensors";
     return "";
   }
@@ -53,7 +55,7 @@ class FreeIntermediates : public trickbench::Trick {
     torch::Tensor x = batch_.input;
     for (const auto& module : model_->children()) {
       x = module->as<torch::nn::Linear>() ? module->as<torch::nn::Linear>()->forward(x)
-                                         : module->as<torch::nn::ReLU>()->forward(x);
+                                          : module->as<torch::nn::ReLU>()->forward(x);
       if (module->as<torch::nn::ReLU>()) features.push_back(x);
     }
     torch::Tensor loss = torch::nn::functional::cross_entropy(x, batch_.target);

@@ -18,7 +18,8 @@ class FreezeParams : public trickbench::Trick {
   void SetUp(const trickbench::Setting& s) override {
     model_ = wl::Mlp({.in = 512, .hidden = 1024, .out = 10, .layers = 4}, s.device);
     head_ = model_->ptr(model_->size() - 1);
-    optimizer_ = std::make_unique<torch::optim::Adam>(head_->parameters(), torch::optim::AdamOptions(1e-3));
+    optimizer_ =
+        std::make_unique<torch::optim::Adam>(head_->parameters(), torch::optim::AdamOptions(1e-3));
     batch_ = wl::ClassificationBatch(256, 512, 10, s.device);
   }
 
@@ -34,7 +35,8 @@ class FreezeParams : public trickbench::Trick {
   std::string Inactive(const std::string& variant) override {
     bool any_backbone_grad = false;
     for (const auto& p : BackboneParams()) any_backbone_grad |= p.grad().defined();
-    if (variant == "frozen_backbone" && any_backbone_grad) return "a backbone parameter got a gradient";
+    if (variant == "frozen_backbone" && any_backbone_grad)
+      return "a backbone parameter got a gradient";
     if (variant == "all_trainable" && !any_backbone_grad) return "the backbone got no gradient";
     for (const auto& p : head_->parameters()) {
       if (!p.grad().defined()) return "the head got no gradient";

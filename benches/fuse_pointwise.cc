@@ -99,7 +99,8 @@ class FusePointwise : public trickbench::Trick {
              std::to_string(OpsRun("aten::erf")) + " times, aten::gelu " +
              std::to_string(OpsRun("aten::gelu")) + ")";
     }
-    if (variant == "composed" && OpsRun("aten::erf") == 0) return "the run did not compose aten::erf";
+    if (variant == "composed" && OpsRun("aten::erf") == 0)
+      return "the run did not compose aten::erf";
     if (variant == "torchscript" && !LastScriptRunFused()) {
       return "TorchScript did not fuse on " + device_.str() +
              ": the executed graph has no fusion group (no fuser for this device in this build)";
@@ -150,7 +151,8 @@ TRICKBENCH_TRICK(fuse_pointwise, FusePointwise)
     .Category("Kernels and data operations")
     .Source("A8, B")
     .Claim("4x on a 1M-element vector (5 kernels -> 1)")
-    .Expect(trickbench::claim::Faster(4).OnCuda("5 kernel launches and memory passes -> 1 on a GPU: the article's figure"))
+    .Expect(trickbench::claim::Faster(4).OnCuda(
+        "5 kernel launches and memory passes -> 1 on a GPU: the article's figure"))
     .Expect(trickbench::claim::Fewer("kernels_per_run"))
     .Variant("composed", &FusePointwise::Composed)
     .Variant("builtin_gelu", &FusePointwise::BuiltinGelu)

@@ -27,9 +27,11 @@ class GradCheckpointing : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Setting& s) override {
     depth_ = std::stoi(s.case_name.substr(std::string("depth").size()));
-    model_ = wl::SmallCnn(wl::CnnSize{.in_channels = 3, .channels = 16, .blocks = depth_, .classes = 10});
+    model_ = wl::SmallCnn(
+        wl::CnnSize{.in_channels = 3, .channels = 16, .blocks = depth_, .classes = 10});
     model_->to(s.device);
-    optimizer_ = std::make_unique<torch::optim::SGD>(model_->parameters(), torch::optim::SGDOptions(0.01));
+    optimizer_ =
+        std::make_unique<torch::optim::SGD>(model_->parameters(), torch::optim::SGDOptions(0.01));
     batch_ = wl::ImageBatch(8, 3, 16, 16, 10, s.device);
     block_forwards_ = std::make_shared<int64_t>(0);
     for (auto& block : model_->blocks()) {
@@ -39,8 +41,8 @@ class GradCheckpointing : public trickbench::Trick {
         ++*counter;
         return block.forward(x);
       };
-      const std::vector<std::shared_ptr<torch::nn::Module>> parts{block.conv1.ptr(), block.bn1.ptr(),
-                                                                  block.conv2.ptr(), block.bn2.ptr()};
+      const std::vector<std::shared_ptr<torch::nn::Module>> parts{
+          block.conv1.ptr(), block.bn1.ptr(), block.conv2.ptr(), block.bn2.ptr()};
       for (const auto& m : parts) {
         for (const auto& p : m->parameters()) layer.params.push_back(p);
       }
@@ -59,7 +61,8 @@ class GradCheckpointing : public trickbench::Trick {
 
   std::string Inactive(const std::string& variant) override {
     const int64_t recomputed = forwards_last_step_ - depth_;
-    if (variant == "checkpoint_sqrt" && recomputed <= 0) return "no block was recomputed in backward";
+    if (variant == "checkpoint_sqrt" && recomputed <= 0)
+      return "no block was recomputed in backward";
     if (variant == "store_all" && recomputed != 0) return "blocks ran more than once per step";
     return "";
   }

@@ -22,7 +22,8 @@ class InplaceOps : public trickbench::Trick {
     // Wide activations (batch 1024 x 512) against small weights, so the saved
     // activations are a large share of the step's memory.
     model_ = wl::Mlp({.in = 512, .hidden = 512, .out = 10, .layers = 4}, s.device);
-    optimizer_ = std::make_unique<torch::optim::SGD>(model_->parameters(), torch::optim::SGDOptions(0.01));
+    optimizer_ =
+        std::make_unique<torch::optim::SGD>(model_->parameters(), torch::optim::SGDOptions(0.01));
     batch_ = wl::ClassificationBatch(1024, 512, 10, s.device);
   }
 
@@ -32,7 +33,8 @@ class InplaceOps : public trickbench::Trick {
   trickbench::Tensors Result() override { return wl::Parameters(*model_); }
 
   std::string Inactive(const std::string& variant) override {
-    if (variant == "in_place" && !aliased_) return "relu_ output does not share the Linear output's memory";
+    if (variant == "in_place" && !aliased_)
+      return "relu_ output does not share the Linear output's memory";
     if (variant == "out_of_place" && aliased_) return "relu output aliases its input";
     return "";
   }

@@ -128,7 +128,9 @@ TRICKBENCH_TRICK(loader_workers, LoaderWorkers)
     .Source("A2, B")
     .Claim("best at 4×num_GPU; memory grows with workers")
     .Expect(trickbench::claim::MoreMemory())
-    .Expect(trickbench::claim::Faster().ForVariant("workers_4").OnCuda("4 x num_GPU workers, feeding one GPU"))
+    .Expect(trickbench::claim::Faster()
+                .ForVariant("workers_4")
+                .OnCuda("4 x num_GPU workers, feeding one GPU"))
     .AddVariant("workers_0", WithWorkers(0))
     .AddVariant("workers_1", WithWorkers(1))
     .AddVariant("workers_2", WithWorkers(2))
@@ -140,8 +142,9 @@ namespace {
 // The article's suggestion, 4 x the GPUs, where there are GPUs and it is not already swept.
 [[maybe_unused]] const bool kGpuSweepPoint = [] {
   const size_t gpus = torch::cuda::device_count();
-  if (gpus > 1) trickbench::FindTrick("loader_workers")->AddVariant(
-      "workers_" + std::to_string(4 * gpus), WithWorkers(4 * gpus));
+  if (gpus > 1)
+    trickbench::FindTrick("loader_workers")
+        ->AddVariant("workers_" + std::to_string(4 * gpus), WithWorkers(4 * gpus));
   return true;
 }();
 }  // namespace

@@ -78,7 +78,8 @@ class LowPrecisionInference : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Setting& s) override {
     device_ = s.device;
-    model_ = trickbench::workloads::Mlp({.in = 512, .hidden = 1024, .out = 10, .layers = 3}, device_);
+    model_ =
+        trickbench::workloads::Mlp({.in = 512, .hidden = 1024, .out = 10, .layers = 3}, device_);
     input_ = torch::randn({64, 512}).to(device_);
     low_dtype_ = k::LowPrecisionFloat(device_);
     {
@@ -134,7 +135,8 @@ class LowPrecisionInference : public trickbench::Trick {
     if (variant == "16bit" && low_model_->parameters().front().scalar_type() != low_dtype_) {
       return "16-bit model's weights are not 16-bit";
     }
-    if (variant == "int8_dynamic" && int8_layers_.size() != 4) return "the 4 Linear layers are not all int8";
+    if (variant == "int8_dynamic" && int8_layers_.size() != 4)
+      return "the 4 Linear layers are not all int8";
     // What the body dispatched: four int8 GEMMs, no float linear.
     if (variant == "int8_dynamic" &&
         (OpsRun("quantized::linear_dynamic") != 4 || OpsRun("aten::linear") > 0)) {
@@ -150,7 +152,8 @@ class LowPrecisionInference : public trickbench::Trick {
     std::map<std::string, double> c = {
         {"max_abs_error_vs_fp32", (out - ref).abs().max().item<double>()},
         {"relative_l2_error_vs_fp32", ((out - ref).norm() / ref.norm()).item<double>()},
-        {"argmax_agreement", out.argmax(1).eq(ref.argmax(1)).to(torch::kDouble).mean().item<double>()},
+        {"argmax_agreement",
+         out.argmax(1).eq(ref.argmax(1)).to(torch::kDouble).mean().item<double>()},
         {"int8_dynamic_available", Int8DynamicAvailable() && !device_.is_cuda() ? 1 : 0},
     };
     int64_t weight_bytes = 0;
@@ -158,7 +161,8 @@ class LowPrecisionInference : public trickbench::Trick {
       for (const auto& layer : int8_layers_) weight_bytes += layer.weight_bytes();
       c["quantized_engine"] = static_cast<double>(at::globalContext().qEngine());
     } else {
-      for (const auto& p : (variant == "16bit" ? low_model_ : model_)->parameters()) weight_bytes += k::Bytes({p});
+      for (const auto& p : (variant == "16bit" ? low_model_ : model_)->parameters())
+        weight_bytes += k::Bytes({p});
     }
     c["weight_bytes"] = static_cast<double>(weight_bytes);
     return c;

@@ -50,10 +50,10 @@ constexpr int64_t kBertHidden = 768, kBertFfn = 3072, kBertTokens = 32 * 128;
 // BERT-base's feed-forward sublayer (without the residual, which Sequential cannot
 // express; it adds no FLOP) and a per-token 2-class head.
 torch::nn::Sequential BertFeedForward(const torch::Device& device) {
-  torch::nn::Sequential m(
-      torch::nn::LayerNorm(torch::nn::LayerNormOptions({kBertHidden})),
-      torch::nn::Linear(kBertHidden, kBertFfn), torch::nn::GELU(),
-      torch::nn::Linear(kBertFfn, kBertHidden), torch::nn::Linear(kBertHidden, 2));
+  torch::nn::Sequential m(torch::nn::LayerNorm(torch::nn::LayerNormOptions({kBertHidden})),
+                          torch::nn::Linear(kBertHidden, kBertFfn), torch::nn::GELU(),
+                          torch::nn::Linear(kBertFfn, kBertHidden),
+                          torch::nn::Linear(kBertHidden, 2));
   m->to(device);
   return m;
 }
@@ -177,8 +177,13 @@ TRICKBENCH_TRICK(mixed_precision, MixedPrecision)
     .Category("Model architecture and training")
     .Source("A11, B")
     .Claim("2.75x faster and 37% less memory (BERT); 3.5-25x per NVIDIA")
-    .Expect(trickbench::claim::Faster(2.75).ForCase("bert_base_ffn").OnCuda("BERT on an NVIDIA GPU (3.5-25x per NVIDIA); graded on BERT-base's feed-forward shapes"))
-    .Expect(trickbench::claim::LessMemory(0.37).ForCase("bert_base_ffn").OnCuda("BERT on an NVIDIA GPU; graded on BERT-base's feed-forward shapes"))
+    .Expect(trickbench::claim::Faster(2.75)
+                .ForCase("bert_base_ffn")
+                .OnCuda("BERT on an NVIDIA GPU (3.5-25x per NVIDIA); graded on BERT-base's "
+                        "feed-forward shapes"))
+    .Expect(trickbench::claim::LessMemory(0.37)
+                .ForCase("bert_base_ffn")
+                .OnCuda("BERT on an NVIDIA GPU; graded on BERT-base's feed-forward shapes"))
     .CudaCases({"bert_base_ffn"})
     .Trains()
     .Variant("fp32", &MixedPrecision::Fp32)

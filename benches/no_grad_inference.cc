@@ -12,8 +12,8 @@ namespace {
 class NoGradInference : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Setting& s) override {
-    model_ = trickbench::workloads::Mlp({.in = 512, .hidden = 1024, .out = 10, .layers = 3},
-                                        s.device);
+    model_ =
+        trickbench::workloads::Mlp({.in = 512, .hidden = 1024, .out = 10, .layers = 3}, s.device);
     input_ = torch::randn({256, 512}).to(s.device);
   }
 
@@ -34,7 +34,8 @@ class NoGradInference : public trickbench::Trick {
   std::string Inactive(const std::string& variant) override {
     if (variant == "grad_mode" && !out_.requires_grad()) return "grad mode output records no graph";
     if (variant == "no_grad" && out_.requires_grad()) return "output still requires grad";
-    if (variant == "inference_mode" && !out_.is_inference()) return "output is not an inference tensor";
+    if (variant == "inference_mode" && !out_.is_inference())
+      return "output is not an inference tensor";
     return "";
   }
 

@@ -19,9 +19,9 @@
 namespace trickbench::non_blocking_copy_cuda {
 // Defined in non_blocking_copy_cuda.cc: sum over chunks of compute(chunk on device),
 // copies on a side stream overlapping the compute on the current stream.
-torch::Tensor OverlappedCopyCompute(const std::vector<torch::Tensor>& pinned_chunks,
-                                    const torch::Device& device,
-                                    const std::function<torch::Tensor(const torch::Tensor&)>& compute);
+torch::Tensor OverlappedCopyCompute(
+    const std::vector<torch::Tensor>& pinned_chunks, const torch::Device& device,
+    const std::function<torch::Tensor(const torch::Tensor&)>& compute);
 }  // namespace trickbench::non_blocking_copy_cuda
 #endif
 
@@ -53,7 +53,8 @@ class NonBlockingCopy : public trickbench::Trick {
     torch::cuda::synchronize();
     overlapped_ = true;
 #else
-    throw std::runtime_error("the overlapped variant needs a --config=cuda build (TRICKBENCH_CUDA)");
+    throw std::runtime_error(
+        "the overlapped variant needs a --config=cuda build (TRICKBENCH_CUDA)");
 #endif
   }
 
@@ -62,7 +63,8 @@ class NonBlockingCopy : public trickbench::Trick {
   std::string Inactive(const std::string& variant) override {
     // Both variants read the same pinned chunks: only the overlap differs.
     for (const auto& c : pinned_) {
-      if (!c.is_pinned()) return "a source chunk is not pinned: the variants would differ in pinning";
+      if (!c.is_pinned())
+        return "a source chunk is not pinned: the variants would differ in pinning";
     }
     if (variant == "overlapped_non_blocking" && !overlapped_) return "ran without the side stream";
     return "";

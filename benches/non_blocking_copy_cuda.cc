@@ -10,9 +10,9 @@
 
 namespace trickbench::non_blocking_copy_cuda {
 
-torch::Tensor OverlappedCopyCompute(const std::vector<torch::Tensor>& pinned_chunks,
-                                    const torch::Device& device,
-                                    const std::function<torch::Tensor(const torch::Tensor&)>& compute) {
+torch::Tensor OverlappedCopyCompute(
+    const std::vector<torch::Tensor>& pinned_chunks, const torch::Device& device,
+    const std::function<torch::Tensor(const torch::Tensor&)>& compute) {
   const c10::DeviceIndex index = device.index() < 0 ? 0 : device.index();
   c10::cuda::CUDAStream compute_stream = c10::cuda::getCurrentCUDAStream(index);
   c10::cuda::CUDAStream copy_stream = c10::cuda::getStreamFromPool(/*isHighPriority=*/false, index);

@@ -39,12 +39,11 @@ constexpr int64_t kImages = 512;
 class PackedShards : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Setting& s) override {
-    const auto samples =
-        EncodeAll(MakeSyntheticImages({.count = kImages, .height = 32, .width = 32}),
-                  ImageFormat::kJpeg);
+    const auto samples = EncodeAll(
+        MakeSyntheticImages({.count = kImages, .height = 32, .width = 32}), ImageFormat::kJpeg);
     dir_ = std::make_unique<TempDir>(DefaultDataRoot(), "tb_packed_shards");
-    files_ = std::make_shared<FileStore>(FileStore::Write(dir_->path() + "/files", samples,
-                                                          ImageFormat::kJpeg));
+    files_ = std::make_shared<FileStore>(
+        FileStore::Write(dir_->path() + "/files", samples, ImageFormat::kJpeg));
     lmdb_dir_ = dir_->path() + "/train.lmdb";
     LmdbStore::Write(lmdb_dir_, samples);
     ShardStore::Write(dir_->path() + "/train.shard", samples);
@@ -56,14 +55,18 @@ class PackedShards : public trickbench::Trick {
     SyncToDisk(all_files_);  // once: afterwards the files stay clean and evictable
   }
 
-  void Files() { Epoch([this] { return files_; }, files_->Files()); }
+  void Files() {
+    Epoch([this] { return files_; }, files_->Files());
+  }
   // LMDB reads through a shared mmap, and the kernel does not drop mapped pages on
   // fadvise(DONTNEED): the database is opened after the eviction and closed after the
   // epoch (mdb_env_open costs well under a millisecond), so it too is read cold.
   void Lmdb() {
     Epoch([this] { return std::make_shared<LmdbStore>(lmdb_dir_); }, {StoreFile("lmdb")});
   }
-  void Shard() { Epoch([this] { return shard_; }, {StoreFile("shard")}); }
+  void Shard() {
+    Epoch([this] { return shard_; }, {StoreFile("shard")});
+  }
 
   trickbench::Tensors Result() override { return digest_.Tensors(); }
 
@@ -115,7 +118,8 @@ class PackedShards : public trickbench::Trick {
     trace_->Reset();
     const auto start = std::chrono::steady_clock::now();
     evicted_bytes_ = EvictFromPageCache(all_files_).bytes;
-    evict_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    evict_seconds_ =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     // Before the open, which reads LMDB's meta pages: what the eviction left, not the run.
     resident_after_evict_ = ResidentFraction(files);
     const int64_t fetched_before = StorageReadBytes();

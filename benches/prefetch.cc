@@ -66,12 +66,13 @@ class Prefetch : public trickbench::Trick {
         EncodeAll(MakeSyntheticImages({.count = kImages, .height = 64, .width = 64}),
                   ImageFormat::kJpeg),
         ImageFormat::kJpeg));
-    dataset_ = std::make_unique<ImageDataset>(
-        store, DatasetOptions{
-                   .seed = trickbench::HarnessRng()(), .augment = {.crop = kCrop}, .trace = trace_});
+    dataset_ =
+        std::make_unique<ImageDataset>(store, DatasetOptions{.seed = trickbench::HarnessRng()(),
+                                                             .augment = {.crop = kCrop},
+                                                             .trace = trace_});
     model_ = wl::Mlp({.in = 3 * kCrop * kCrop, .hidden = 64, .out = 10, .layers = 1}, device_);
-    optimizer_ = std::make_unique<torch::optim::SGD>(model_->parameters(),
-                                                     torch::optim::SGDOptions(0.01));
+    optimizer_ =
+        std::make_unique<torch::optim::SGD>(model_->parameters(), torch::optim::SGDOptions(0.01));
   }
 
   void Serial() {

@@ -58,8 +58,8 @@ class SeedEverythingTrick : public trickbench::Trick {
 
  private:
   void Body() {
-    model_ = trickbench::workloads::Mlp({.in = 256, .hidden = 256, .out = 10, .layers = 2},
-                                        device_);
+    model_ =
+        trickbench::workloads::Mlp({.in = 256, .hidden = 256, .out = 10, .layers = 2}, device_);
     torch::optim::SGD sgd(model_->parameters(), torch::optim::SGDOptions(0.05));
     auto batch = trickbench::workloads::ClassificationBatch(kBatch, 256, 10, device_);
     std::vector<int64_t> order(kBatch);
@@ -93,7 +93,11 @@ TRICKBENCH_TRICK(seed_everything, SeedEverythingTrick)
     .Category("Determinism")
     .Source("B")
     .Claim("reproducible runs")
-    .MutationUndetected("restore_rng_state", "the baseline's body (seeding) is itself a full reset, which by the trick's claim gives the same bits as restoring the state; the failure that matters, a reset that misses an RNG, is caught by the repeat check in Inactive()")
+    .MutationUndetected(
+        "restore_rng_state",
+        "the baseline's body (seeding) is itself a full reset, which by the trick's claim gives "
+        "the same bits as restoring the state; the failure that matters, a reset that misses an "
+        "RNG, is caught by the repeat check in Inactive()")
     .Variant("seed_everything", &SeedEverythingTrick::Seed)
     .Variant("restore_rng_state", &SeedEverythingTrick::Restore)
     .CheckSteps(3)

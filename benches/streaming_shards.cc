@@ -151,12 +151,11 @@ class CountedFiles : public SampleStore {
 class StreamingShards : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Setting& s) override {
-    const auto samples =
-        EncodeAll(MakeSyntheticImages({.count = kImages, .height = 32, .width = 32}),
-                  ImageFormat::kJpeg);
+    const auto samples = EncodeAll(
+        MakeSyntheticImages({.count = kImages, .height = 32, .width = 32}), ImageFormat::kJpeg);
     dir_ = std::make_unique<TempDir>(DefaultDataRoot(), "tb_streaming_shards");
-    files_ = std::make_shared<FileStore>(FileStore::Write(dir_->path() + "/files", samples,
-                                                          ImageFormat::kJpeg));
+    files_ = std::make_shared<FileStore>(
+        FileStore::Write(dir_->path() + "/files", samples, ImageFormat::kJpeg));
     stream_path_ = dir_->path() + "/train.stream";
     WriteStream(stream_path_, samples);
     all_files_ = files_->Files();

@@ -87,8 +87,9 @@ class TensorCoreMultiples : public trickbench::Trick {
     const torch::Tensor a = variant == "aligned8" ? a_aligned_ : a_;
     const torch::Tensor b = variant == "aligned8" ? b_aligned_ : b_;
     const double seconds = k::MedianSecondsPerRun([a, b] { auto y = a.mm(b); }, device_);
-    auto c = k::RateCounters(static_cast<double>(k::MatmulFlop(computed_.m, computed_.k, computed_.n)),
-                             k::Bytes({a, b, out_}), seconds, device_, dtype_);
+    auto c =
+        k::RateCounters(static_cast<double>(k::MatmulFlop(computed_.m, computed_.k, computed_.n)),
+                        k::Bytes({a, b, out_}), seconds, device_, dtype_);
     c["m"] = computed_.m;
     c["k"] = computed_.k;
     c["n"] = computed_.n;
@@ -111,9 +112,15 @@ TRICKBENCH_TRICK(tensor_core_multiples, TensorCoreMultiples)
     .Category("Model architecture and training")
     .Source("A9")
     .Claim("1.3-4x (dims 33712, 4088, 4096 vs 33708, 4084, 4095; tensor cores, fp16)")
-    .Expect(trickbench::claim::Faster(1.3, 4).ForCase("vocab33708_16bit").OnCuda("tensor cores: the article's figure is for 16-bit matmuls on NVIDIA GPUs"))
-    .Expect(trickbench::claim::Faster(1.3, 4).ForCase("batch4084_16bit").OnCuda("tensor cores: the article's figure is for 16-bit matmuls on NVIDIA GPUs"))
-    .Expect(trickbench::claim::Faster(1.3, 4).ForCase("batch4095_16bit").OnCuda("tensor cores: the article's figure is for 16-bit matmuls on NVIDIA GPUs"))
+    .Expect(trickbench::claim::Faster(1.3, 4)
+                .ForCase("vocab33708_16bit")
+                .OnCuda("tensor cores: the article's figure is for 16-bit matmuls on NVIDIA GPUs"))
+    .Expect(trickbench::claim::Faster(1.3, 4)
+                .ForCase("batch4084_16bit")
+                .OnCuda("tensor cores: the article's figure is for 16-bit matmuls on NVIDIA GPUs"))
+    .Expect(trickbench::claim::Faster(1.3, 4)
+                .ForCase("batch4095_16bit")
+                .OnCuda("tensor cores: the article's figure is for 16-bit matmuls on NVIDIA GPUs"))
     .Cases({"vocab33708_fp32", "vocab33708_16bit", "batch4084_fp32", "batch4084_16bit",
             "batch4095_fp32", "batch4095_16bit"})
     .Variant("unaligned", &TensorCoreMultiples::Unaligned)

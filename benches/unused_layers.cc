@@ -20,11 +20,12 @@ namespace wl = trickbench::workloads;
 class ClassifierImpl : public torch::nn::Module {
  public:
   ClassifierImpl(bool with_unused_head, const torch::Device& device) {
-    body_ = register_module("body", wl::Mlp({.in = 256, .hidden = 512, .out = 10, .layers = 2}, device));
+    body_ = register_module("body",
+                            wl::Mlp({.in = 256, .hidden = 512, .out = 10, .layers = 2}, device));
     if (with_unused_head) {
       // 512 -> 4096 -> 1000: 2.6 M parameters that forward never touches.
-      aux_head_ = register_module("aux_head", wl::Mlp({.in = 512, .hidden = 4096, .out = 1000, .layers = 1},
-                                                     device));
+      aux_head_ = register_module(
+          "aux_head", wl::Mlp({.in = 512, .hidden = 4096, .out = 1000, .layers = 1}, device));
     }
   }
   torch::Tensor forward(const torch::Tensor& x) { return body_->forward(x); }
@@ -44,7 +45,8 @@ class UnusedLayers : public trickbench::Trick {
     // The parameters live from here on, so they count in the runs' peak (SetUp's
     // survivors are part of peak_bytes): that is the cost being measured.
     model_ = Classifier(/*with_unused_head=*/s.variant == "with_unused", s.device);
-    optimizer_ = std::make_unique<torch::optim::Adam>(model_->parameters(), torch::optim::AdamOptions(1e-3));
+    optimizer_ =
+        std::make_unique<torch::optim::Adam>(model_->parameters(), torch::optim::AdamOptions(1e-3));
   }
 
   void WithUnused() { Step(); }
@@ -96,7 +98,10 @@ TRICKBENCH_TRICK(unused_layers, UnusedLayers)
     .Expect(trickbench::claim::LessMemory())
     .Expect(trickbench::claim::Fewer("parameters"))
     .Trains()
-    .MutationUndetected("without_unused", "the trick is the model SetUp builds without the unused head; both bodies are the same training step, so the baseline's body on this instance still applies it")
+    .MutationUndetected(
+        "without_unused",
+        "the trick is the model SetUp builds without the unused head; both bodies are the same "
+        "training step, so the baseline's body on this instance still applies it")
     .Variant("with_unused", &UnusedLayers::WithUnused)
     .Variant("without_unused", &UnusedLayers::WithoutUnused)
     .Bitwise();

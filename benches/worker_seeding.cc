@@ -30,8 +30,8 @@ constexpr size_t kWorkers = 2;
 class WorkerSeeding : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Setting& s) override {
-    base_ = std::make_unique<trickbench::LabeledTensorDataset>(
-        torch::randn({kSamples, kFeatures}), torch::arange(kSamples));
+    base_ = std::make_unique<trickbench::LabeledTensorDataset>(torch::randn({kSamples, kFeatures}),
+                                                               torch::arange(kSamples));
     data_seed_ = trickbench::HarnessRng()();
   }
 

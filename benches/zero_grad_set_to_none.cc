@@ -12,10 +12,10 @@ namespace {
 class ZeroGradSetToNone : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Setting& s) override {
-    model_ = trickbench::workloads::Mlp({.in = 512, .hidden = 1024, .out = 10, .layers = 3},
-                                        s.device);
-    optimizer_ = std::make_unique<torch::optim::SGD>(model_->parameters(),
-                                                     torch::optim::SGDOptions(0.01));
+    model_ =
+        trickbench::workloads::Mlp({.in = 512, .hidden = 1024, .out = 10, .layers = 3}, s.device);
+    optimizer_ =
+        std::make_unique<torch::optim::SGD>(model_->parameters(), torch::optim::SGDOptions(0.01));
     batch_ = trickbench::workloads::ClassificationBatch(64, 512, 10, s.device);
   }
 
@@ -40,7 +40,8 @@ class ZeroGradSetToNone : public trickbench::Trick {
   void Step(bool set_to_none) {
     model_->zero_grad(set_to_none);
     grads_undefined_after_zeroing_ = true;
-    for (const auto& p : model_->parameters()) grads_undefined_after_zeroing_ &= !p.grad().defined();
+    for (const auto& p : model_->parameters())
+      grads_undefined_after_zeroing_ &= !p.grad().defined();
     trickbench::workloads::TrainStep(model_, *optimizer_, batch_);
   }
 

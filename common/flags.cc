@@ -13,9 +13,7 @@ namespace {
 
 using Store = std::function<void()>;
 
-bool StartsWith(const std::string& s, const std::string& prefix) {
-  return s.rfind(prefix, 0) == 0;
-}
+bool StartsWith(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
 // "--name" of "--name=value".
 std::string FlagName(const std::string& arg) { return arg.substr(0, arg.find('=')); }
@@ -30,7 +28,8 @@ std::string BadValue(const std::string& name, const std::string& value,
 bool LooksNumeric(const std::string& v, bool allow_minus) {
   if (v.empty()) return false;
   const size_t first = (allow_minus && v[0] == '-') ? 1 : 0;
-  return first < v.size() && (std::isdigit(static_cast<unsigned char>(v[first])) || v[first] == '.');
+  return first < v.size() &&
+         (std::isdigit(static_cast<unsigned char>(v[first])) || v[first] == '.');
 }
 
 // 3600, 86400, 0.5: the shortest text that reads back the same.
@@ -55,8 +54,7 @@ std::string OneOf(const std::vector<std::string>& choices) {
 Flags::Flags(std::string program) : program_(std::move(program)) {}
 
 Flags& Flags::Add(Flag flag) {
-  if (flag.name.empty() || StartsWith(flag.name, "-") ||
-      flag.name.find('=') != std::string::npos) {
+  if (flag.name.empty() || StartsWith(flag.name, "-") || flag.name.find('=') != std::string::npos) {
     throw std::logic_error(program_ + ": bad flag name '" + flag.name + "'");
   }
   if (Find(flag.name)) {
@@ -73,8 +71,7 @@ const Flags::Flag* Flags::Find(const std::string& name) const {
   return nullptr;
 }
 
-Flags& Flags::Int(const std::string& name, int* out, long long lo, long long hi,
-                  std::string help) {
+Flags& Flags::Int(const std::string& name, int* out, long long lo, long long hi, std::string help) {
   if (lo > hi || lo < INT_MIN || hi > INT_MAX) {
     throw std::logic_error(program_ + ": --" + name + ": range " + std::to_string(lo) + ".." +
                            std::to_string(hi) + " does not fit an int");
@@ -84,10 +81,10 @@ Flags& Flags::Int(const std::string& name, int* out, long long lo, long long hi,
                 errno = 0;
                 char* end = nullptr;
                 const long long n = std::strtoll(v.c_str(), &end, 10);
-                if (!LooksNumeric(v, true) || *end != '\0' || errno == ERANGE || n < lo ||
-                    n > hi) {
-                  *error = BadValue(name, v, "an integer from " + std::to_string(lo) + " to " +
-                                                 std::to_string(hi));
+                if (!LooksNumeric(v, true) || *end != '\0' || errno == ERANGE || n < lo || n > hi) {
+                  *error = BadValue(
+                      name, v,
+                      "an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
                   return nullptr;
                 }
                 return [out, n] { *out = static_cast<int>(n); };
@@ -95,20 +92,19 @@ Flags& Flags::Int(const std::string& name, int* out, long long lo, long long hi,
 }
 
 Flags& Flags::Uint64(const std::string& name, uint64_t* out, std::string help) {
-  return Add({name, "N", std::move(help),
-              [name, out](const std::string& v, std::string* error) -> Store {
-                errno = 0;
-                char* end = nullptr;
-                const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
-                // strtoull reads "-1" as 2^64-1: digits only.
-                if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos ||
-                    *end != '\0' || errno == ERANGE) {
-                  *error = BadValue(name, v, "an integer from 0 to " +
-                                                 std::to_string(UINT64_MAX));
-                  return nullptr;
-                }
-                return [out, n] { *out = static_cast<uint64_t>(n); };
-              }});
+  return Add(
+      {name, "N", std::move(help), [name, out](const std::string& v, std::string* error) -> Store {
+         errno = 0;
+         char* end = nullptr;
+         const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+         // strtoull reads "-1" as 2^64-1: digits only.
+         if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || *end != '\0' ||
+             errno == ERANGE) {
+           *error = BadValue(name, v, "an integer from 0 to " + std::to_string(UINT64_MAX));
+           return nullptr;
+         }
+         return [out, n] { *out = static_cast<uint64_t>(n); };
+       }});
 }
 
 Flags& Flags::Seconds(const std::string& name, double* out, double max, std::string help) {

@@ -46,10 +46,10 @@ struct TrickOptions {
 
 TEST(Flags, ParsesEveryKindAndRecordsWhatWasGiven) {
   TrickOptions o;
-  ASSERT_EQ(o.Error({"--threads=2", "--min_time=0.25", "--seed=18446744073709551615",
-                     "--out=r.json", "--device=cuda", "--list", "--only=a,b",
-                     "--benchmark_filter=x", "--fail_on=12.5"}),
-            "");
+  ASSERT_EQ(
+      o.Error({"--threads=2", "--min_time=0.25", "--seed=18446744073709551615", "--out=r.json",
+               "--device=cuda", "--list", "--only=a,b", "--benchmark_filter=x", "--fail_on=12.5"}),
+      "");
   EXPECT_EQ(o.threads, 2);
   EXPECT_EQ(o.repetitions, 9);  // not given: the default stays
   EXPECT_DOUBLE_EQ(o.min_time, 0.25);
@@ -65,11 +65,10 @@ TEST(Flags, ParsesEveryKindAndRecordsWhatWasGiven) {
   EXPECT_TRUE(o.flags.Given("list"));
   EXPECT_FALSE(o.flags.Given("repetitions"));
   EXPECT_FALSE(o.flags.Given("help"));
-  EXPECT_EQ(o.flags.Seen(),
-            (std::vector<std::string>{"--threads=2", "--min_time=0.25",
-                                      "--seed=18446744073709551615", "--out=r.json",
-                                      "--device=cuda", "--list", "--only=a,b",
-                                      "--benchmark_filter=x", "--fail_on=12.5"}));
+  EXPECT_EQ(o.flags.Seen(), (std::vector<std::string>{"--threads=2", "--min_time=0.25",
+                                                      "--seed=18446744073709551615", "--out=r.json",
+                                                      "--device=cuda", "--list", "--only=a,b",
+                                                      "--benchmark_filter=x", "--fail_on=12.5"}));
 }
 
 TEST(Flags, EmptyCommandLineKeepsDefaults) {
@@ -89,12 +88,15 @@ TEST(Flags, BadValuesNameTheFlagTheValueAndWhatWasExpected) {
       {"--threads= 2", "bad value for --threads: ' 2' (expected an integer from 1 to 1024)"},
       {"--threads=99999999999999999999",
        "bad value for --threads: '99999999999999999999' (expected an integer from 1 to 1024)"},
-      {"--seed=-1", "bad value for --seed: '-1' (expected an integer from 0 to "
-                    "18446744073709551615)"},
-      {"--seed=18446744073709551616", "bad value for --seed: '18446744073709551616' (expected "
-                                      "an integer from 0 to 18446744073709551615)"},
-      {"--seed=+3", "bad value for --seed: '+3' (expected an integer from 0 to "
-                    "18446744073709551615)"},
+      {"--seed=-1",
+       "bad value for --seed: '-1' (expected an integer from 0 to "
+       "18446744073709551615)"},
+      {"--seed=18446744073709551616",
+       "bad value for --seed: '18446744073709551616' (expected "
+       "an integer from 0 to 18446744073709551615)"},
+      {"--seed=+3",
+       "bad value for --seed: '+3' (expected an integer from 0 to "
+       "18446744073709551615)"},
       {"--min_time=0", "bad value for --min_time: '0' (expected seconds, > 0 and <= 3600)"},
       {"--min_time=-1", "bad value for --min_time: '-1' (expected seconds, > 0 and <= 3600)"},
       {"--min_time=3601", "bad value for --min_time: '3601' (expected seconds, > 0 and <= 3600)"},
@@ -249,16 +251,16 @@ TEST(Flags, DeclarationMistakesAreLogicErrors) {
   double d = 0;
   Flags f("x");
   f.Int("n", &n, 0, 10, "");
-  EXPECT_THROW(f.Int("n", &n, 0, 10, ""), std::logic_error);              // twice
-  EXPECT_THROW(f.Int("big", &n, 0, 1LL << 40, ""), std::logic_error);     // not an int
-  EXPECT_THROW(f.Int("upside", &n, 5, 1, ""), std::logic_error);          // lo > hi
-  EXPECT_THROW(f.Seconds("s", &d, 0, ""), std::logic_error);              // max <= 0
-  EXPECT_THROW(f.Bool("", nullptr, ""), std::logic_error);                // no name
-  EXPECT_THROW(f.Bool("--x", nullptr, ""), std::logic_error);             // dashes in name
+  EXPECT_THROW(f.Int("n", &n, 0, 10, ""), std::logic_error);           // twice
+  EXPECT_THROW(f.Int("big", &n, 0, 1LL << 40, ""), std::logic_error);  // not an int
+  EXPECT_THROW(f.Int("upside", &n, 5, 1, ""), std::logic_error);       // lo > hi
+  EXPECT_THROW(f.Seconds("s", &d, 0, ""), std::logic_error);           // max <= 0
+  EXPECT_THROW(f.Bool("", nullptr, ""), std::logic_error);             // no name
+  EXPECT_THROW(f.Bool("--x", nullptr, ""), std::logic_error);          // dashes in name
   EXPECT_THROW(f.Bool("a=b", nullptr, ""), std::logic_error);
-  EXPECT_THROW(f.Choice("c", nullptr, {}, ""), std::logic_error);         // no choices
-  EXPECT_THROW(f.PassThrough("bench", nullptr), std::logic_error);       // not --...
-  EXPECT_THROW(f.Given("threads"), std::logic_error);                     // undeclared
+  EXPECT_THROW(f.Choice("c", nullptr, {}, ""), std::logic_error);   // no choices
+  EXPECT_THROW(f.PassThrough("bench", nullptr), std::logic_error);  // not --...
+  EXPECT_THROW(f.Given("threads"), std::logic_error);               // undeclared
 }
 
 }  // namespace

@@ -33,7 +33,7 @@ TEST(Interference, SeesOtherThreadsAndSleeps) {
   std::this_thread::sleep_for(std::chrono::milliseconds(5));
   const Interference d = SampleInterference() - before;
   EXPECT_GE(d.user_seconds + d.system_seconds, 0.02);  // the worker's CPU time counts
-  EXPECT_GE(d.voluntary_switches, 1);                   // join and sleep wait
+  EXPECT_GE(d.voluntary_switches, 1);                  // join and sleep wait
   EXPECT_GE(d.steal_seconds, 0);
 }
 

@@ -40,8 +40,8 @@ TEST(RunsRoot, OtherwiseRunsInTheWorkingDirectory) {
 
 TEST(UtcStamp, DefaultFormatNamesAFolder) {
   EXPECT_TRUE(std::regex_match(UtcStamp(), std::regex(R"(\d{8}-\d{6})"))) << UtcStamp();
-  EXPECT_TRUE(std::regex_match(UtcStamp("%FT%TZ"),
-                               std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")));
+  EXPECT_TRUE(
+      std::regex_match(UtcStamp("%FT%TZ"), std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")));
 }
 
 }  // namespace

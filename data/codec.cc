@@ -44,18 +44,24 @@ torch::Tensor FromMat(const cv::Mat& mat) {
 
 std::string FormatName(ImageFormat format) {
   switch (format) {
-    case ImageFormat::kJpeg: return "jpeg";
-    case ImageFormat::kBmp: return "bmp";
-    case ImageFormat::kRaw: return "raw";
+    case ImageFormat::kJpeg:
+      return "jpeg";
+    case ImageFormat::kBmp:
+      return "bmp";
+    case ImageFormat::kRaw:
+      return "raw";
   }
   return "?";
 }
 
 std::string Extension(ImageFormat format) {
   switch (format) {
-    case ImageFormat::kJpeg: return ".jpg";
-    case ImageFormat::kBmp: return ".bmp";
-    case ImageFormat::kRaw: return ".raw";
+    case ImageFormat::kJpeg:
+      return ".jpg";
+    case ImageFormat::kBmp:
+      return ".bmp";
+    case ImageFormat::kRaw:
+      return ".raw";
   }
   return "";
 }
@@ -100,9 +106,10 @@ torch::Tensor DecodeImage(const std::string& bytes, const std::string& name) {
     std::memcpy(dims, bytes.data() + sizeof kRawMagic, sizeof dims);
     const size_t want = kRawHeader + size_t{dims[0]} * dims[1] * dims[2];
     if (dims[2] != 3 || n != want) {
-      Corrupt(name, n, "raw image of " + std::to_string(dims[0]) + "x" + std::to_string(dims[1]) +
-                           "x" + std::to_string(dims[2]) + " needs " + std::to_string(want) +
-                           " bytes with 3 channels");
+      Corrupt(name, n,
+              "raw image of " + std::to_string(dims[0]) + "x" + std::to_string(dims[1]) + "x" +
+                  std::to_string(dims[2]) + " needs " + std::to_string(want) +
+                  " bytes with 3 channels");
     }
     torch::Tensor out = torch::empty({dims[0], dims[1], 3}, torch::kUInt8);
     std::memcpy(out.data_ptr<uint8_t>(), bytes.data() + kRawHeader, n - kRawHeader);

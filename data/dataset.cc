@@ -67,7 +67,8 @@ torch::data::Example<> ImageDataset::get(size_t index) {
   if (options_.resize > 0) image = ResizeImage(image, options_.resize, options_.resize);
   torch::Tensor data =
       Augment(image, SampleSeed(options_.seed, options_.epoch, index), options_.augment);
-  if (options_.trace) options_.trace->Record(sample, SniffFormat(sample.bytes), options_.resize > 0);
+  if (options_.trace)
+    options_.trace->Record(sample, SniffFormat(sample.bytes), options_.resize > 0);
   return {data, torch::tensor(sample.label, torch::kLong)};
 }
 

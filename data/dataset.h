@@ -38,9 +38,9 @@ namespace trickbench::data {
 uint64_t SampleSeed(uint64_t seed, int64_t epoch, uint64_t index);
 
 struct AugmentOptions {
-  int64_t crop = 0;          // random crop to crop x crop; 0 keeps the size
-  bool flip = true;          // horizontal flip with probability 1/2
-  double brightness = 0.2;   // multiply by a factor uniform in [1 - b, 1 + b]
+  int64_t crop = 0;         // random crop to crop x crop; 0 keeps the size
+  bool flip = true;         // horizontal flip with probability 1/2
+  double brightness = 0.2;  // multiply by a factor uniform in [1 - b, 1 + b]
 };
 
 // uint8 {H, W, 3} in, float {3, h, w} in [0, 1 + brightness] out.
@@ -61,8 +61,8 @@ class LoadTrace {
     std::array<int64_t, 4> decoded{};  // by ImageFormat (jpeg, bmp, raw), then unrecognised
     int64_t resized = 0;
     int64_t bytes_read = 0;
-    std::set<std::string> files;          // distinct files the samples' bytes came from
-    std::set<std::thread::id> threads;    // distinct threads that produced samples
+    std::set<std::string> files;        // distinct files the samples' bytes came from
+    std::set<std::thread::id> threads;  // distinct threads that produced samples
     int64_t Decoded(ImageFormat f) const { return decoded[static_cast<size_t>(f)]; }
   };
 

@@ -86,7 +86,8 @@ TEST(LoadTrace, RecordsWhatTheEpochDid) {
   EXPECT_EQ(s.files.size(), 24u);
   EXPECT_EQ(s.files.count(f.store->Files()[5]), 1u);
   int64_t bytes = 0;
-  for (const auto& file : f.store->Files()) bytes += static_cast<int64_t>(ReadWholeFile(file).size());
+  for (const auto& file : f.store->Files())
+    bytes += static_cast<int64_t>(ReadWholeFile(file).size());
   EXPECT_EQ(s.bytes_read, bytes);
   EXPECT_EQ(s.threads, std::set<std::thread::id>{std::this_thread::get_id()});
 

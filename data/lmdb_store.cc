@@ -10,7 +10,8 @@ namespace trickbench::data {
 namespace {
 
 void Check(int rc, const std::string& what, const std::string& dir) {
-  if (rc != MDB_SUCCESS) throw std::runtime_error("LMDB " + what + " " + dir + ": " + mdb_strerror(rc));
+  if (rc != MDB_SUCCESS)
+    throw std::runtime_error("LMDB " + what + " " + dir + ": " + mdb_strerror(rc));
 }
 
 void Key(size_t index, unsigned char out[8]) {

@@ -98,8 +98,7 @@ std::string WhyNotReadFromStorage(const std::string& dir, double resident_after_
   }
   if (fetched_bytes >= 0 && 2 * fetched_bytes < bytes_read) {
     return "the run fetched " + std::to_string(fetched_bytes) + " bytes from storage for the " +
-           std::to_string(bytes_read) + " it read from " + dir +
-           ": the page cache served the rest";
+           std::to_string(bytes_read) + " it read from " + dir + ": the page cache served the rest";
   }
   return "";
 }

@@ -11,10 +11,12 @@ namespace {
 
 TEST(Prefetcher, DeliversEverythingInOrderWithinCapacity) {
   int next = 0;
-  Prefetcher<int> p([&]() -> std::optional<int> {
-    if (next == 100) return std::nullopt;
-    return next++;
-  }, 3);
+  Prefetcher<int> p(
+      [&]() -> std::optional<int> {
+        if (next == 100) return std::nullopt;
+        return next++;
+      },
+      3);
   for (int i = 0; i < 100; ++i) {
     std::optional<int> v = p.Next();
     ASSERT_TRUE(v.has_value());
@@ -37,10 +39,12 @@ TEST(Prefetcher, ProducerStaysBoundedAhead) {
 TEST(Prefetcher, EarlyStopOfAnEndlessProducerReturns) {
   std::atomic<int> produced{0};
   {
-    Prefetcher<std::vector<float>> p([&]() -> std::optional<std::vector<float>> {
-      ++produced;
-      return std::vector<float>(1000, 1.0f);
-    }, 2);
+    Prefetcher<std::vector<float>> p(
+        [&]() -> std::optional<std::vector<float>> {
+          ++produced;
+          return std::vector<float>(1000, 1.0f);
+        },
+        2);
     EXPECT_EQ(p.Next()->size(), 1000u);
     EXPECT_TRUE(p.Next().has_value());
   }  // destructor: wakes the producer blocked on the full queue and joins it
@@ -58,10 +62,12 @@ TEST(Prefetcher, StopThenNextEnds) {
 
 TEST(Prefetcher, ProducerErrorArrivesAfterTheItemsBeforeIt) {
   int next = 0;
-  Prefetcher<int> p([&]() -> std::optional<int> {
-    if (next == 3) throw std::runtime_error("cannot read sample_3.jpg");
-    return next++;
-  }, 8);
+  Prefetcher<int> p(
+      [&]() -> std::optional<int> {
+        if (next == 3) throw std::runtime_error("cannot read sample_3.jpg");
+        return next++;
+      },
+      8);
   EXPECT_EQ(*p.Next(), 0);
   EXPECT_EQ(*p.Next(), 1);
   EXPECT_EQ(*p.Next(), 2);
@@ -75,10 +81,12 @@ TEST(Prefetcher, ProducerErrorArrivesAfterTheItemsBeforeIt) {
 
 TEST(Prefetcher, ProducerSeesTheConsumersGradMode) {
   torch::NoGradGuard no_grad;
-  Prefetcher<bool> p([n = 0]() mutable -> std::optional<bool> {
-    if (n++) return std::nullopt;
-    return torch::GradMode::is_enabled();
-  }, 1);
+  Prefetcher<bool> p(
+      [n = 0]() mutable -> std::optional<bool> {
+        if (n++) return std::nullopt;
+        return torch::GradMode::is_enabled();
+      },
+      1);
   EXPECT_FALSE(*p.Next());
 }
 

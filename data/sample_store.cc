@@ -129,7 +129,8 @@ ShardStore::ShardStore(const std::string& path) : path_(path) {
   const uint64_t file_size = static_cast<uint64_t>(st.st_size);
   if (file_size < kFooter) bad("shorter than its footer");
   char footer[kFooter];
-  if (PreadFully(fd_, footer, kFooter, file_size - kFooter, path) != kFooter) bad("footer cut short");
+  if (PreadFully(fd_, footer, kFooter, file_size - kFooter, path) != kFooter)
+    bad("footer cut short");
   if (std::memcmp(footer + 16, kShardMagic, sizeof kShardMagic) != 0) bad("bad magic");
   uint64_t count, index_offset;
   std::memcpy(&count, footer, 8);
@@ -140,7 +141,8 @@ ShardStore::ShardStore(const std::string& path) : path_(path) {
         std::to_string(file_size));
   }
   index_.resize(count);
-  PreadFully(fd_, reinterpret_cast<char*>(index_.data()), count * sizeof(Entry), index_offset, path);
+  PreadFully(fd_, reinterpret_cast<char*>(index_.data()), count * sizeof(Entry), index_offset,
+             path);
   for (size_t i = 0; i < count; ++i) {
     if (index_[i].offset + index_[i].size > index_offset) {
       bad("record " + std::to_string(i) + " runs past the data");

@@ -66,9 +66,8 @@ std::string Describe(const DeterminismFlags& f) {
   std::ostringstream os;
   os << "deterministic_algorithms=" << f.deterministic_algorithms
      << (f.deterministic_warn_only ? " (warn only)" : "")
-     << " cudnn_deterministic=" << f.cudnn_deterministic
-     << " cudnn_benchmark=" << f.cudnn_benchmark << " tf32_cublas=" << f.tf32_cublas
-     << " tf32_cudnn=" << f.tf32_cudnn
+     << " cudnn_deterministic=" << f.cudnn_deterministic << " cudnn_benchmark=" << f.cudnn_benchmark
+     << " tf32_cublas=" << f.tf32_cublas << " tf32_cudnn=" << f.tf32_cudnn
      << " CUBLAS_WORKSPACE_CONFIG=" << f.cublas_workspace_config.value_or("(unset)")
      << " fill_uninitialized_memory="
      << (f.fill_uninitialized_memory ? (*f.fill_uninitialized_memory ? "1" : "0")

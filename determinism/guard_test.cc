@@ -62,9 +62,7 @@ TEST(DeterministicGuard, Nests) {
   ApplyDeterminismFlags(Contrary());
   {
     DeterministicGuard outer;
-    {
-      DeterministicGuard inner(DeterministicGuard::OnNondeterministicOp::kWarn);
-    }
+    { DeterministicGuard inner(DeterministicGuard::OnNondeterministicOp::kWarn); }
     EXPECT_FALSE(CurrentDeterminismFlags().deterministic_warn_only);
     EXPECT_TRUE(CurrentDeterminismFlags().deterministic_algorithms);
   }

@@ -60,8 +60,8 @@ ReferenceRun RunReferenceTraining(const ReferenceOptions& o, const Checkpoint* r
     const int64_t epoch = step / kBatchesPerEpoch;
     // Per-epoch order from a generator private to the epoch: resumable mid-epoch
     // without saving a sampler's state.
-    at::Generator order_gen = at::make_generator<at::CPUGeneratorImpl>(
-        SampleSeed(data_seed, epoch, ~uint64_t{0}));
+    at::Generator order_gen =
+        at::make_generator<at::CPUGeneratorImpl>(SampleSeed(data_seed, epoch, ~uint64_t{0}));
     const torch::Tensor order = torch::randperm(kSamples, order_gen, torch::kLong);
     PerSampleSeeded<LabeledTensorDataset> data(
         LabeledTensorDataset(features.index_select(0, order), labels.index_select(0, order)),

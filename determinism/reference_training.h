@@ -29,9 +29,9 @@ namespace trickbench {
 
 struct ReferenceOptions {
   uint64_t seed = 0;
-  int64_t steps = 24;     // 8 batches of 32 per epoch: 3 epochs
-  size_t workers = 2;     // DataLoader worker threads (0: load in the training thread)
-  bool seed_rngs = true;  // false plants a "missing seed" bug
+  int64_t steps = 24;        // 8 batches of 32 per epoch: 3 epochs
+  size_t workers = 2;        // DataLoader worker threads (0: load in the training thread)
+  bool seed_rngs = true;     // false plants a "missing seed" bug
   bool keep_values = false;  // keep tensor copies in the trace (exact divergence figures)
   // Stop after this many steps and return a checkpoint (0: run all steps).
   int64_t stop_after = 0;
@@ -51,7 +51,7 @@ struct Checkpoint {
 };
 
 struct ReferenceRun {
-  TrainingTrace trace;                 // one record per step run
+  TrainingTrace trace;                   // one record per step run
   std::optional<Checkpoint> checkpoint;  // set when stopped early
 };
 

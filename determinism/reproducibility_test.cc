@@ -156,7 +156,8 @@ TEST(PlantedNondeterminism, MissingSeedIsCaughtAcrossProcesses) {
   const Proc b = RunReferenceBinary("--no_seed --steps=4");
   ASSERT_EQ(a.exit_code, 0);
   ASSERT_EQ(b.exit_code, 0);
-  const auto d = FindDivergence(TrainingTrace::FromJson(a.output), TrainingTrace::FromJson(b.output));
+  const auto d =
+      FindDivergence(TrainingTrace::FromJson(a.output), TrainingTrace::FromJson(b.output));
   ASSERT_TRUE(d.has_value()) << "two unseeded fresh processes agreed";
   EXPECT_EQ(d->step, 0);
 }
@@ -202,8 +203,7 @@ TEST(ThreadCount, OneVersusTwoIntraOpThreads) {
   const auto reference = CompareThreadCounts(ReferenceFinalState, tol);
   const auto mlp = CompareThreadCounts(MlpTraining, tol);
   const auto reductions = CompareThreadCounts(LargeReductions, tol);
-  std::cout << "[thread count] reference training (24 Adam steps): " << reference.Describe()
-            << "\n"
+  std::cout << "[thread count] reference training (24 Adam steps): " << reference.Describe() << "\n"
             << "[thread count] MLP 512-1024x3 training, 3 SGD steps: " << mlp.Describe() << "\n"
             << "[thread count] sum/mean/norm/cumsum of 2^20 floats: " << reductions.Describe()
             << "\n";

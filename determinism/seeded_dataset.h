@@ -83,8 +83,7 @@ class PerSampleSeeded
 
   ExampleType get(size_t index) override {
     ExampleType example = inner_.get(index);
-    at::Generator gen =
-        at::make_generator<at::CPUGeneratorImpl>(SampleSeed(seed_, epoch_, index));
+    at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(SampleSeed(seed_, epoch_, index));
     example.data = augment_(example.data, gen);
     return example;
   }

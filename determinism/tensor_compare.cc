@@ -11,10 +11,14 @@ namespace {
 torch::Tensor Bits(const torch::Tensor& t) {
   if (!t.is_floating_point()) return t;
   switch (t.element_size()) {
-    case 1: return t.view(torch::kByte);
-    case 2: return t.view(torch::kShort);
-    case 4: return t.view(torch::kInt);
-    default: return t.view(torch::kLong);
+    case 1:
+      return t.view(torch::kByte);
+    case 2:
+      return t.view(torch::kShort);
+    case 4:
+      return t.view(torch::kInt);
+    default:
+      return t.view(torch::kLong);
   }
 }
 

@@ -137,15 +137,15 @@ TEST(CompareTensors, StructuralMismatchesAreNamed) {
   };
   EXPECT_TRUE(Has(describe(CompareTensors({{"a", a}}, {{"a", a}, {"b", a}}, kLoose)),
                   "got 2 tensors, baseline 1"));
-  EXPECT_TRUE(Has(describe(CompareTensors({{"a", a}}, {{"b", a}}, kLoose)),
-                  "a: name b vs baseline a"));
+  EXPECT_TRUE(
+      Has(describe(CompareTensors({{"a", a}}, {{"b", a}}, kLoose)), "a: name b vs baseline a"));
   EXPECT_TRUE(Has(describe(CompareTensors({{"a", a}}, {{"a", torch::ones({3, 2})}}, kLoose)),
                   "a: shape [3, 2] vs baseline [2, 3]"));
   EXPECT_TRUE(Has(describe(CompareTensors({{"a", a}}, {{"a", torch::Tensor()}}, kLoose)),
                   "a: undefined vs baseline defined"));
-  EXPECT_TRUE(Has(describe(CompareTensors({{"a", a}}, {{"a", torch::empty({2, 3}, torch::kMeta)}},
-                                          kLoose)),
-                  "a: device meta vs baseline cpu"));
+  EXPECT_TRUE(
+      Has(describe(CompareTensors({{"a", a}}, {{"a", torch::empty({2, 3}, torch::kMeta)}}, kLoose)),
+          "a: device meta vs baseline cpu"));
   // Undefined on both sides (a grad set to none in both runs) is the same state.
   EXPECT_TRUE(CompareTensors({{"g", torch::Tensor()}}, {{"g", torch::Tensor()}}).bitwise_equal);
 }
@@ -184,15 +184,15 @@ TEST(CompareTensors, IntegerBoolComplexEmptyAndStridedTensors) {
 
 TEST(CompareTensors, UnnamedTensorsAreNumbered) {
   const auto a = torch::ones({2});
-  const TensorComparison c = CompareTensors(std::vector<torch::Tensor>{a, a},
-                                            std::vector<torch::Tensor>{a, a * 2});
+  const TensorComparison c =
+      CompareTensors(std::vector<torch::Tensor>{a, a}, std::vector<torch::Tensor>{a, a * 2});
   ASSERT_EQ(c.differences.size(), 1u);
   EXPECT_EQ(c.differences[0].name, "result[1]");
-  EXPECT_EQ(CompareTensors(std::vector<torch::Tensor>{a}, std::vector<torch::Tensor>{a * 2}, {},
-                           "out")
-                .differences[0]
-                .name,
-            "out[0]");
+  EXPECT_EQ(
+      CompareTensors(std::vector<torch::Tensor>{a}, std::vector<torch::Tensor>{a * 2}, {}, "out")
+          .differences[0]
+          .name,
+      "out[0]");
 }
 
 }  // namespace

@@ -8,9 +8,12 @@ namespace trickbench {
 
 const char* ToString(ThreadVerdict v) {
   switch (v) {
-    case ThreadVerdict::kBitwiseEqual: return "bitwise equal";
-    case ThreadVerdict::kWithinTolerance: return "within tolerance";
-    case ThreadVerdict::kDifferent: return "different";
+    case ThreadVerdict::kBitwiseEqual:
+      return "bitwise equal";
+    case ThreadVerdict::kWithinTolerance:
+      return "within tolerance";
+    case ThreadVerdict::kDifferent:
+      return "different";
   }
   return "?";
 }
@@ -24,8 +27,8 @@ std::string ThreadCountComparison::Describe() const {
   std::ostringstream os;
   os << threads_a << " vs " << threads_b << " threads: " << ToString(verdict);
   if (verdict != ThreadVerdict::kBitwiseEqual) {
-    const TensorDifference* d = verdict == ThreadVerdict::kDifferent ? tensors.FirstMismatch()
-                                                                      : tensors.FirstDifference();
+    const TensorDifference* d =
+        verdict == ThreadVerdict::kDifferent ? tensors.FirstMismatch() : tensors.FirstDifference();
     os << " (" << d->Describe(std::to_string(threads_a) + " threads") << ")";
   }
   return os.str();

@@ -90,7 +90,8 @@ bool SameDouble(double a, double b) { return a == b || (std::isnan(a) && std::is
 NamedTensors OptimizerStateTensors(const torch::optim::Optimizer& optimizer,
                                    const torch::nn::Module& module) {
   std::map<StateKey, std::string> name_of;
-  for (const auto& p : module.named_parameters()) name_of[compat::OptimizerStateKey(p.value())] = p.key();
+  for (const auto& p : module.named_parameters())
+    name_of[compat::OptimizerStateKey(p.value())] = p.key();
   NamedTensors out;
   for (const auto& group : optimizer.param_groups()) {
     for (const auto& p : group.params()) {

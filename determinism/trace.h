@@ -45,8 +45,8 @@ NamedTensors TrainingState(const torch::nn::Module& module,
 
 struct TensorRecord {
   TensorDigest digest;
-  double sum = 0;   // float64 sum of the values (0 for undefined)
-  double norm = 0;  // float64 L2 norm
+  double sum = 0;       // float64 sum of the values (0 for undefined)
+  double norm = 0;      // float64 L2 norm
   torch::Tensor value;  // a copy, only with keep_values
 };
 
@@ -85,10 +85,10 @@ class TrainingTrace {
 };
 
 struct Divergence {
-  int64_t step = -1;    // first step whose state differs
-  std::string tensor;   // first tensor (in recording order) that differs there
-  std::string what;     // "values", "dtype", "shape", "only in run a", "only in run b",
-                        // "step missing in run b", ...
+  int64_t step = -1;   // first step whose state differs
+  std::string tensor;  // first tensor (in recording order) that differs there
+  std::string what;    // "values", "dtype", "shape", "only in run a", "only in run b",
+                       // "step missing in run b", ...
   // With both runs' values kept: exact elementwise figures.
   bool exact = false;
   double max_abs_diff = 0;

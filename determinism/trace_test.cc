@@ -76,8 +76,8 @@ TEST(TrainingState, CoversParamsGradsBuffersAndOptimizer) {
   m->forward(torch::randn({4, 2})).sum().backward();
   adam.step();
   const auto names = Names(TrainingState(*m, &adam));
-  for (const char* n : {"param:0.weight", "grad:1.bias", "buffer:1.running_mean",
-                        "optim:0.bias.exp_avg"}) {
+  for (const char* n :
+       {"param:0.weight", "grad:1.bias", "buffer:1.running_mean", "optim:0.bias.exp_avg"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
   }
 }

@@ -113,7 +113,8 @@ const char* FakeEnv(const char* name) {
 }
 
 TEST(RankEnv, ParsesTheFourVariables) {
-  g_env = {{"RANK", "1"}, {"WORLD_SIZE", "3"}, {"MASTER_ADDR", "10.0.0.5"}, {"MASTER_PORT", "29500"}};
+  g_env = {
+      {"RANK", "1"}, {"WORLD_SIZE", "3"}, {"MASTER_ADDR", "10.0.0.5"}, {"MASTER_PORT", "29500"}};
   std::string error;
   const auto env = ParseRankEnv(FakeEnv, &error);
   ASSERT_TRUE(env) << error;
@@ -129,10 +130,15 @@ TEST(RankEnv, ParsesTheFourVariables) {
 TEST(RankEnv, RejectsBadValuesWithTheirName) {
   const std::map<std::string, std::string> good = {
       {"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", "29500"}};
-  const std::vector<std::pair<std::string, std::string>> bad = {
-      {"RANK", "2"},         {"RANK", "-1"},          {"RANK", "x"},
-      {"WORLD_SIZE", "0"},   {"WORLD_SIZE", "2.5"},   {"MASTER_PORT", "0"},
-      {"MASTER_PORT", "70000"}, {"MASTER_PORT", ""},  {"MASTER_ADDR", ""}};
+  const std::vector<std::pair<std::string, std::string>> bad = {{"RANK", "2"},
+                                                                {"RANK", "-1"},
+                                                                {"RANK", "x"},
+                                                                {"WORLD_SIZE", "0"},
+                                                                {"WORLD_SIZE", "2.5"},
+                                                                {"MASTER_PORT", "0"},
+                                                                {"MASTER_PORT", "70000"},
+                                                                {"MASTER_PORT", ""},
+                                                                {"MASTER_ADDR", ""}};
   for (const auto& [name, value] : bad) {
     g_env = good;
     g_env[name] = value;
@@ -248,7 +254,8 @@ TEST(RankGroup, RankKilledMidRunIsReportedAndNoneRemain) {
   } catch (const RankFailure& e) {
     const std::string what = e.what();
     // Rank 1's death or rank 0's failed all-reduce, whichever is seen first.
-    EXPECT_TRUE(what.find("rank 1") != std::string::npos || what.find("rank 0") != std::string::npos)
+    EXPECT_TRUE(what.find("rank 1") != std::string::npos ||
+                what.find("rank 0") != std::string::npos)
         << what;
   }
   EXPECT_FALSE(group.alive());
@@ -316,7 +323,8 @@ TEST(RankGroup, RanksDieWithTheirParent) {
   }
   close(report[1]);
   std::vector<pid_t> pids(2);
-  ASSERT_EQ(read(report[0], pids.data(), 2 * sizeof(pid_t)), static_cast<ssize_t>(2 * sizeof(pid_t)));
+  ASSERT_EQ(read(report[0], pids.data(), 2 * sizeof(pid_t)),
+            static_cast<ssize_t>(2 * sizeof(pid_t)));
   close(report[0]);
   for (pid_t pid : pids) EXPECT_FALSE(Gone(pid));
   kill(driver, SIGKILL);

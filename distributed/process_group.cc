@@ -52,8 +52,7 @@ void AverageGradients(Group& group, const std::vector<torch::Tensor>& params) {
   }
 }
 
-void BroadcastTensors(Group& group, const std::vector<torch::Tensor>& tensors,
-                      int root) {
+void BroadcastTensors(Group& group, const std::vector<torch::Tensor>& tensors, int root) {
   torch::NoGradGuard no_grad;
   for (const auto& t : tensors) {
     std::vector<torch::Tensor> one{t.detach()};
@@ -86,8 +85,9 @@ c10::IValue BroadcastValue(Group& group, const c10::IValue& value, int root,
   std::vector<torch::Tensor> size{torch::tensor({static_cast<int64_t>(bytes.size())})};
   group.broadcast(size, options)->wait();
   const int64_t n = size[0].item<int64_t>();
-  std::vector<torch::Tensor> data{is_root ? torch::from_blob(bytes.data(), {n}, torch::kUInt8).clone()
-                                          : torch::empty({n}, torch::kUInt8)};
+  std::vector<torch::Tensor> data{is_root
+                                      ? torch::from_blob(bytes.data(), {n}, torch::kUInt8).clone()
+                                      : torch::empty({n}, torch::kUInt8)};
   group.broadcast(data, options)->wait();
   if (is_root) return value;
   const auto* p = data[0].data_ptr<uint8_t>();

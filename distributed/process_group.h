@@ -41,8 +41,7 @@ c10::intrusive_ptr<c10d::ProcessGroupGloo> JoinGlooGroup(const RankEnv& env,
 void AverageGradients(Group& group, const std::vector<torch::Tensor>& params);
 
 // Overwrites every rank's tensors with root's (DDP does this once, at construction).
-void BroadcastTensors(Group& group, const std::vector<torch::Tensor>& tensors,
-                      int root);
+void BroadcastTensors(Group& group, const std::vector<torch::Tensor>& tensors, int root);
 
 // DDP's invariant: true on every rank when every rank holds rank 0's `tensors` bit for
 // bit (parameters after a step), false on every rank otherwise. A collective: every

@@ -40,19 +40,21 @@ std::optional<RankEnv> ParseRankEnv(const std::function<const char*(const char*)
   }
   RankEnv env;
   const auto world = ParseInt(getenv("WORLD_SIZE"), 1, 1 << 16);
-  if (!world) return bad("WORLD_SIZE=" + std::string(getenv("WORLD_SIZE")) + " is not a count >= 1");
+  if (!world)
+    return bad("WORLD_SIZE=" + std::string(getenv("WORLD_SIZE")) + " is not a count >= 1");
   env.world_size = static_cast<int>(*world);
   const auto rank = ParseInt(getenv("RANK"), 0, 1 << 16);
   if (!rank) return bad("RANK=" + std::string(getenv("RANK")) + " is not a rank >= 0");
   if (*rank >= env.world_size) {
-    return bad("RANK=" + std::to_string(*rank) + " is not below WORLD_SIZE=" +
-               std::to_string(env.world_size));
+    return bad("RANK=" + std::to_string(*rank) +
+               " is not below WORLD_SIZE=" + std::to_string(env.world_size));
   }
   env.rank = static_cast<int>(*rank);
   env.master_addr = getenv("MASTER_ADDR");
   if (env.master_addr.empty()) return bad("MASTER_ADDR is empty");
   const auto port = ParseInt(getenv("MASTER_PORT"), 1, 65535);
-  if (!port) return bad("MASTER_PORT=" + std::string(getenv("MASTER_PORT")) + " is not a port in 1..65535");
+  if (!port)
+    return bad("MASTER_PORT=" + std::string(getenv("MASTER_PORT")) + " is not a port in 1..65535");
   env.master_port = static_cast<int>(*port);
   return env;
 }

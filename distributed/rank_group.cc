@@ -22,10 +22,16 @@ namespace trickbench::distributed {
 namespace {
 
 // Variables this file sets for the ranks; any inherited value is replaced.
-const char* const kOwnVariables[] = {"RANK",        "WORLD_SIZE",           "MASTER_ADDR",
-                                     "MASTER_PORT", "LOCAL_RANK",           "LOCAL_WORLD_SIZE",
-                                     "TRICKBENCH_RANK_ENTRY", "TRICKBENCH_RANK_THREADS",
-                                     "TRICKBENCH_RANK_CONTROL_FD", "TRICKBENCH_RANK_LOCAL"};
+const char* const kOwnVariables[] = {"RANK",
+                                     "WORLD_SIZE",
+                                     "MASTER_ADDR",
+                                     "MASTER_PORT",
+                                     "LOCAL_RANK",
+                                     "LOCAL_WORLD_SIZE",
+                                     "TRICKBENCH_RANK_ENTRY",
+                                     "TRICKBENCH_RANK_THREADS",
+                                     "TRICKBENCH_RANK_CONTROL_FD",
+                                     "TRICKBENCH_RANK_LOCAL"};
 
 bool IsOwnVariable(const char* entry) {
   for (const char* name : kOwnVariables) {
@@ -51,10 +57,12 @@ RankGroup::RankGroup(const RankGroupOptions& options) : options_(options) {
   if (options_.world_size < 1) throw std::invalid_argument("RankGroup: world_size must be >= 1");
   if (options_.local_ranks < 0) options_.local_ranks = options_.world_size;
   if (options_.local_ranks < 1 || options_.local_ranks > options_.world_size) {
-    throw std::invalid_argument("RankGroup: local_ranks must be in 1..world_size (rank 0 is local)");
+    throw std::invalid_argument(
+        "RankGroup: local_ranks must be in 1..world_size (rank 0 is local)");
   }
   if (options_.threads_per_rank < 1) throw std::invalid_argument("RankGroup: threads_per_rank < 1");
-  if (options_.reply_timeout.count() <= 0) throw std::invalid_argument("RankGroup: reply_timeout <= 0");
+  if (options_.reply_timeout.count() <= 0)
+    throw std::invalid_argument("RankGroup: reply_timeout <= 0");
   if (options_.master_port == 0) options_.master_port = FreeLoopbackPort();
   Start();
 }

@@ -40,12 +40,12 @@ class RankFailure : public std::runtime_error {
 };
 
 struct RankGroupOptions {
-  std::string entry;                 // name given to TRICKBENCH_RANK_MAIN; required
+  std::string entry;  // name given to TRICKBENCH_RANK_MAIN; required
   int world_size = 2;
-  int local_ranks = -1;              // ranks started here; -1: all of them
+  int local_ranks = -1;  // ranks started here; -1: all of them
   std::string master_addr = "127.0.0.1";
-  int master_port = 0;               // 0: a free port on 127.0.0.1
-  int threads_per_rank = 1;          // intra-op threads of each rank
+  int master_port = 0;                             // 0: a free port on 127.0.0.1
+  int threads_per_rank = 1;                        // intra-op threads of each rank
   std::chrono::milliseconds reply_timeout{60000};  // per Call, startup included
   std::string executable = "/proc/self/exe";
 };

@@ -44,8 +44,8 @@ int ServeRequests(Group& group, int control_fd, const RankHandler& handler) {
       if (status != ReceiveStatus::kOk || frame.kind == FrameKind::kQuit) {
         command = c10::ivalue::Tuple::create({c10::IValue(std::string("quit")), c10::IValue()});
       } else {
-        command = c10::ivalue::Tuple::create(
-            {c10::IValue(std::string("call")), Unpickle(frame.payload)});
+        command =
+            c10::ivalue::Tuple::create({c10::IValue(std::string("call")), Unpickle(frame.payload)});
       }
     }
     command = BroadcastValue(group, command, 0, kIdleWait);
@@ -57,7 +57,8 @@ int ServeRequests(Group& group, int control_fd, const RankHandler& handler) {
     } catch (const std::exception& e) {
       const std::string message = "rank " + std::to_string(group.getRank()) + ": " + e.what();
       std::cerr << "trickbench rank: " << message << "\n";
-      if (root) SendFrame(control_fd, FrameKind::kError, std::vector<char>(message.begin(), message.end()));
+      if (root)
+        SendFrame(control_fd, FrameKind::kError, std::vector<char>(message.begin(), message.end()));
       return 1;
     }
     if (root && !SendFrame(control_fd, FrameKind::kReply, Pickle(reply))) return 1;
@@ -98,9 +99,9 @@ bool RunRankIfRequested(const char* entry, RankHandlerFactory factory) {
         group = JoinGlooGroup(*env, join_timeout);
       } catch (const std::exception& e) {
         if (local || std::chrono::steady_clock::now() > deadline) {
-          std::cerr << "trickbench rank " << env->rank << " (" << entry << "): "
-                    << (groups > 0 ? "no further group" : "cannot join") << ": " << e.what()
-                    << "\n";
+          std::cerr << "trickbench rank " << env->rank << " (" << entry
+                    << "): " << (groups > 0 ? "no further group" : "cannot join") << ": "
+                    << e.what() << "\n";
           ExitRank(groups > 0 ? 0 : 1);
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(500));

@@ -47,6 +47,6 @@ int ServeRequests(Group& group, int control_fd, const RankHandler& handler);
 
 }  // namespace trickbench::distributed
 
-#define TRICKBENCH_RANK_MAIN(entry, factory)                                \
+#define TRICKBENCH_RANK_MAIN(entry, factory)                        \
   static const bool TRICKBENCH_RANK_MAIN_##entry [[maybe_unused]] = \
       ::trickbench::distributed::RunRankIfRequested(#entry, factory)

@@ -206,8 +206,9 @@ std::string ValidateDef(const TrickDef& def) {
     }
   }
   if (def.trains() && def.check_steps() < 2) {
-    return def.id() + ": Trains() needs CheckSteps() >= 2 (one of them is dropped in the "
-                      "mutation test)";
+    return def.id() +
+           ": Trains() needs CheckSteps() >= 2 (one of them is dropped in the "
+           "mutation test)";
   }
   if (def.VariantIndex(def.reproduced_variant()) < 0) {
     return def.id() + ": Reproduce() names unknown variant " + def.reproduced_variant();

@@ -22,7 +22,10 @@ class Twice : public Trick {
   void B() { y_ = x_ + x_; }
   void OneUlpOff() { y_ = torch::nextafter(x_ * 2, torch::full_like(x_, INFINITY)); }
   void Double() { y_ = (x_ * 2).to(torch::kDouble); }
-  void Nan() { y_ = x_ * 2; y_[0] = NAN; }
+  void Nan() {
+    y_ = x_ * 2;
+    y_[0] = NAN;
+  }
   void Throws() { throw std::runtime_error("boom\nbacktrace line"); }
   void Undefined() { y_ = torch::Tensor(); }
   Tensors Result() override { return {y_}; }

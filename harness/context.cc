@@ -153,13 +153,13 @@ std::string GitRevision() {
 Context CaptureContext(const torch::Device& device) {
   Context c;
   c.emplace_back("torch_version", TORCH_VERSION);
-  c.emplace_back("libtorch_build", at::show_config().find("CUDA") != std::string::npos &&
-                                           torch::cuda::is_available()
-                                       ? "cuda"
-                                       : "cpu");
+  c.emplace_back("libtorch_build",
+                 at::show_config().find("CUDA") != std::string::npos && torch::cuda::is_available()
+                     ? "cuda"
+                     : "cpu");
   c.emplace_back("device", device.str());
-  c.emplace_back("device_name", device.is_cuda() ? "cuda device " + std::to_string(device.index())
-                                                 : CpuModel());
+  c.emplace_back("device_name",
+                 device.is_cuda() ? "cuda device " + std::to_string(device.index()) : CpuModel());
   c.emplace_back("cuda_available", torch::cuda::is_available() ? "true" : "false");
   c.emplace_back("cuda_device_count", std::to_string(torch::cuda::device_count()));
   c.emplace_back("intra_op_threads", std::to_string(at::get_num_threads()));

@@ -76,7 +76,8 @@ TEST(Context, StaticMklIsNamedFromTheBuild) {
   const BlasInUse wheel = DescribeBlas(wheel_lib, kWheelConfig);
   EXPECT_EQ(wheel.name, "mkl");
   EXPECT_EQ(wheel.library, "linked into libtorch_cpu");
-  EXPECT_EQ(wheel.version, "MKL 2024.2-Product Build 20240605 for Intel(R) 64 architecture applications");
+  EXPECT_EQ(wheel.version,
+            "MKL 2024.2-Product Build 20240605 for Intel(R) 64 architecture applications");
   // A system BLAS that provides sgemm_ wins over the build's words: it takes the calls.
   const std::string openblas = "/usr/lib/x86_64-linux-gnu/openblas-openmp/libblas.so.3";
   const BlasInUse interposed = DescribeBlas(openblas, kWheelConfig);

@@ -63,7 +63,7 @@ double TimeIterations(int device_index, bool flush_l2, int64_t iterations,
 struct DeviceMemory {
   int64_t allocated_bytes = 0;  // live tensors now
   int64_t peak_allocated_bytes = 0;
-  int64_t reserved_bytes = 0;   // held by the caching allocator now (live + cached)
+  int64_t reserved_bytes = 0;  // held by the caching allocator now (live + cached)
   int64_t peak_reserved_bytes = 0;
 };
 

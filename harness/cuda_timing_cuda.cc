@@ -59,7 +59,8 @@ IterationTimer::IterationTimer(int device_index, bool flush_l2) : impl_(std::mak
     // Twice the L2 so that nothing measured before survives; at least 32 MiB for a
     // device that reports no L2. Allocated outside LibTorch's caching allocator so
     // that it never shows in the memory figures.
-    const size_t l2 = static_cast<size_t>(std::max(0, Attribute(cudaDevAttrL2CacheSize, device_index)));
+    const size_t l2 =
+        static_cast<size_t>(std::max(0, Attribute(cudaDevAttrL2CacheSize, device_index)));
     impl_->flush_bytes = std::max<size_t>(2 * l2, size_t{32} << 20);
     Check(cudaMalloc(&impl_->flush_buffer, impl_->flush_bytes), "cudaMalloc (L2 flush buffer)");
   }
@@ -77,15 +78,17 @@ void IterationTimer::Start() {
   if (impl_->flush_buffer) {
     // A new value each time, so no layer can skip the write as redundant.
     impl_->flush_value = (impl_->flush_value + 1) & 0xff;
-    Check(cudaMemsetAsync(impl_->flush_buffer, impl_->flush_value, impl_->flush_bytes, impl_->stream),
-          "cudaMemsetAsync (L2 flush)");
+    Check(
+        cudaMemsetAsync(impl_->flush_buffer, impl_->flush_value, impl_->flush_bytes, impl_->stream),
+        "cudaMemsetAsync (L2 flush)");
   }
   Check(cudaEventRecord(impl_->start, impl_->stream), "cudaEventRecord (start)");
 }
 
 double IterationTimer::StopSeconds() {
   Check(cudaEventRecord(impl_->stop, impl_->stream), "cudaEventRecord (stop)");
-  Check(cudaEventSynchronize(impl_->stop), "cudaEventSynchronize (an error here usually comes from the trick's kernels)");
+  Check(cudaEventSynchronize(impl_->stop),
+        "cudaEventSynchronize (an error here usually comes from the trick's kernels)");
   float ms = 0;
   Check(cudaEventElapsedTime(&ms, impl_->start, impl_->stop), "cudaEventElapsedTime");
   return static_cast<double>(ms) / 1e3;
@@ -139,7 +142,8 @@ void DeviceMemoryMeter::AddCounters(std::map<std::string, double>* counters) con
   const DeviceMemory m = ReadDeviceMemory(device_index_);
   (*counters)["cuda_setup_allocated_bytes"] = static_cast<double>(setup_allocated_);
   (*counters)["cuda_peak_allocated_bytes"] = static_cast<double>(m.peak_allocated_bytes);
-  (*counters)["cuda_run_peak_allocated_bytes"] = static_cast<double>(m.peak_allocated_bytes - setup_allocated_);
+  (*counters)["cuda_run_peak_allocated_bytes"] =
+      static_cast<double>(m.peak_allocated_bytes - setup_allocated_);
   (*counters)["cuda_peak_reserved_bytes"] = static_cast<double>(m.peak_reserved_bytes);
 }
 
@@ -155,16 +159,20 @@ std::vector<std::pair<std::string, std::string>> DeviceContext(int device_index)
   cudaDeviceProp props{};
   Check(cudaGetDeviceProperties(&props, device_index), "cudaGetDeviceProperties");
   add("cuda_device_name", props.name);
-  add("cuda_compute_capability", std::to_string(Attribute(cudaDevAttrComputeCapabilityMajor, device_index)) +
-                                     "." + std::to_string(Attribute(cudaDevAttrComputeCapabilityMinor, device_index)));
+  add("cuda_compute_capability",
+      std::to_string(Attribute(cudaDevAttrComputeCapabilityMajor, device_index)) + "." +
+          std::to_string(Attribute(cudaDevAttrComputeCapabilityMinor, device_index)));
   add("cuda_sm_count", std::to_string(Attribute(cudaDevAttrMultiProcessorCount, device_index)));
   add("cuda_total_memory_bytes", std::to_string(props.totalGlobalMem));
   add("cuda_l2_cache_bytes", std::to_string(Attribute(cudaDevAttrL2CacheSize, device_index)));
   // Attributes report kHz. These are the maximum clocks; the clocks a run actually got
   // (power or thermal throttling) need NVML or nvidia-smi, which gpu_run.sh records.
-  add("cuda_sm_clock_max_mhz", std::to_string(Attribute(cudaDevAttrClockRate, device_index) / 1000));
-  add("cuda_memory_clock_max_mhz", std::to_string(Attribute(cudaDevAttrMemoryClockRate, device_index) / 1000));
-  add("cuda_memory_bus_width_bits", std::to_string(Attribute(cudaDevAttrGlobalMemoryBusWidth, device_index)));
+  add("cuda_sm_clock_max_mhz",
+      std::to_string(Attribute(cudaDevAttrClockRate, device_index) / 1000));
+  add("cuda_memory_clock_max_mhz",
+      std::to_string(Attribute(cudaDevAttrMemoryClockRate, device_index) / 1000));
+  add("cuda_memory_bus_width_bits",
+      std::to_string(Attribute(cudaDevAttrGlobalMemoryBusWidth, device_index)));
   add("cuda_ecc", Attribute(cudaDevAttrEccEnabled, device_index) ? "on" : "off");
   int driver = 0, runtime = 0;
   cudaDriverGetVersion(&driver);

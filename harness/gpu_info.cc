@@ -54,9 +54,10 @@ const std::vector<PeakRule>& Rules() {
 std::optional<DevicePeak> PublishedPeak(const std::string& device_name) {
   const std::vector<std::string> words = Words(device_name);
   for (const PeakRule& rule : Rules()) {
-    const bool match = std::all_of(rule.tokens.begin(), rule.tokens.end(), [&](const std::string& t) {
-      return std::find(words.begin(), words.end(), t) != words.end();
-    });
+    const bool match =
+        std::all_of(rule.tokens.begin(), rule.tokens.end(), [&](const std::string& t) {
+          return std::find(words.begin(), words.end(), t) != words.end();
+        });
     if (match) return rule.peak;
   }
   return std::nullopt;
@@ -72,7 +73,8 @@ std::string CudnnVersionString(long encoded) {
   const long major_base = encoded >= 90000 ? 10000 : 1000;
   const long major = encoded / major_base;
   const long rest = encoded % major_base;
-  return std::to_string(major) + "." + std::to_string(rest / 100) + "." + std::to_string(rest % 100);
+  return std::to_string(major) + "." + std::to_string(rest / 100) + "." +
+         std::to_string(rest % 100);
 }
 
 std::string PeakVerdict(double achieved, std::optional<double> peak, double healthy_share) {

@@ -80,7 +80,8 @@ json Measure() {
   const int64_t n = 8192;
   torch::manual_seed(0);
   const auto opts = torch::TensorOptions().device(device).dtype(torch::kBFloat16);
-  auto a = torch::randn({n, n}, opts), b = torch::randn({n, n}, opts), c = torch::empty({n, n}, opts);
+  auto a = torch::randn({n, n}, opts), b = torch::randn({n, n}, opts),
+       c = torch::empty({n, n}, opts);
   const double mm_s = BestSeconds(*cuda, 10, 5, [&] { torch::mm_out(c, a, b); });
   const double tflops = 2.0 * n * n * n / mm_s / 1e12;
   a = b = c = torch::Tensor();
@@ -88,14 +89,17 @@ json Measure() {
   // 512 MiB each way; a copy reads and writes every byte, so it moves twice the size
   // (the convention of CUDA's bandwidthTest and nvbandwidth for device-to-device).
   const int64_t bytes = int64_t{512} << 20;
-  auto src = torch::empty({bytes}, torch::TensorOptions().device(device).dtype(torch::kUInt8)).fill_(1);
+  auto src =
+      torch::empty({bytes}, torch::TensorOptions().device(device).dtype(torch::kUInt8)).fill_(1);
   auto dst = torch::empty_like(src);
   const double copy_s = BestSeconds(*cuda, 10, 5, [&] { dst.copy_(src); });
   const double gbps = 2.0 * static_cast<double>(bytes) / copy_s / 1e9;
 
   const auto peak = trickbench::PublishedPeak(name);
-  const std::optional<double> peak_tflops = peak ? std::optional<double>(peak->bf16_dense_tflops) : std::nullopt;
-  const std::optional<double> peak_gbps = peak ? std::optional<double>(peak->memory_gbps) : std::nullopt;
+  const std::optional<double> peak_tflops =
+      peak ? std::optional<double>(peak->bf16_dense_tflops) : std::nullopt;
+  const std::optional<double> peak_gbps =
+      peak ? std::optional<double>(peak->memory_gbps) : std::nullopt;
   out["device"] = name;
   out["published_model"] = peak ? json(peak->model) : json(nullptr);
   out["matmul"] = {{"what", "bf16 mm " + std::to_string(n) + "^3 (cuBLAS)"},
@@ -117,13 +121,15 @@ json Measure() {
 
 void PrintTable(const json& r) {
   const json& ctx = r["context"];
-  std::printf("gpu_selftest: %s (cc %s, %s SMs, %.1f GB, L2 %.0f MB), driver %s, runtime %s, cuDNN %s, LibTorch %s\n",
-              r["device"].get<std::string>().c_str(), ctx.value("cuda_compute_capability", "?").c_str(),
-              ctx.value("cuda_sm_count", "?").c_str(),
-              std::stod(ctx.value("cuda_total_memory_bytes", "0")) / 1e9,
-              std::stod(ctx.value("cuda_l2_cache_bytes", "0")) / 1e6,
-              ctx.value("cuda_driver_version", "?").c_str(), ctx.value("cuda_runtime_version", "?").c_str(),
-              ctx.value("cudnn_version", "?").c_str(), ctx.value("torch_version", "?").c_str());
+  std::printf(
+      "gpu_selftest: %s (cc %s, %s SMs, %.1f GB, L2 %.0f MB), driver %s, runtime %s, cuDNN %s, "
+      "LibTorch %s\n",
+      r["device"].get<std::string>().c_str(), ctx.value("cuda_compute_capability", "?").c_str(),
+      ctx.value("cuda_sm_count", "?").c_str(),
+      std::stod(ctx.value("cuda_total_memory_bytes", "0")) / 1e9,
+      std::stod(ctx.value("cuda_l2_cache_bytes", "0")) / 1e6,
+      ctx.value("cuda_driver_version", "?").c_str(), ctx.value("cuda_runtime_version", "?").c_str(),
+      ctx.value("cudnn_version", "?").c_str(), ctx.value("torch_version", "?").c_str());
   std::printf("  published peak: %s\n", r["published_model"].is_null()
                                             ? "unknown (device not in harness/gpu_info.cc)"
                                             : r["published_model"].get<std::string>().c_str());
@@ -138,9 +144,9 @@ void PrintTable(const json& r) {
       std::snprintf(peak, sizeof peak, "%.0f %s", m[peak_key].get<double>(), unit);
       std::snprintf(share, sizeof share, "%.0f%%", 100 * m["share_of_peak"].get<double>());
     }
-    std::printf("  %-34s %14s %14s %7s  %s (healthy >= %.0f%%)\n", m["what"].get<std::string>().c_str(),
-                achieved, peak, share, m["verdict"].get<std::string>().c_str(),
-                100 * m["healthy_share"].get<double>());
+    std::printf("  %-34s %14s %14s %7s  %s (healthy >= %.0f%%)\n",
+                m["what"].get<std::string>().c_str(), achieved, peak, share,
+                m["verdict"].get<std::string>().c_str(), 100 * m["healthy_share"].get<double>());
   };
   row(r["matmul"], "tflops", "peak_tflops", "TFLOP/s");
   row(r["copy"], "gbps", "peak_gbps", "GB/s");
@@ -153,7 +159,8 @@ int main(int argc, char** argv) {
   bool help = false;
   std::string error;
   trickbench::Flags flags("gpu_selftest");
-  flags.String("out", &out, "also write the figures as JSON (atomically)").Bool("help", &help, "this text");
+  flags.String("out", &out, "also write the figures as JSON (atomically)")
+      .Bool("help", &help, "this text");
   if (!flags.Parse(std::vector<std::string>(argv + 1, argv + argc), &error)) {
     std::cerr << "gpu_selftest: " << error << "\n";
     return 2;

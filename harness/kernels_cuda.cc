@@ -24,18 +24,43 @@ std::optional<double> CudaPeakFlopPerSecond(int device_index, torch::ScalarType 
   if (dtype == torch::kHalf || dtype == torch::kBFloat16) {
     const bool bf16 = dtype == torch::kBFloat16;
     switch (sm) {
-      case 70: case 72: case 75: per_sm_clock = bf16 ? 0 : 1024; break;  // Volta, Turing
-      case 80: per_sm_clock = 2048; break;                               // A100
-      case 86: case 89: per_sm_clock = 1024; break;                      // A10/A40, L4/L40
-      case 90: per_sm_clock = 4096; break;                               // H100/H200
-      case 100: per_sm_clock = 8192; break;                              // B200
-      default: break;
+      case 70:
+      case 72:
+      case 75:
+        per_sm_clock = bf16 ? 0 : 1024;
+        break;  // Volta, Turing
+      case 80:
+        per_sm_clock = 2048;
+        break;  // A100
+      case 86:
+      case 89:
+        per_sm_clock = 1024;
+        break;  // A10/A40, L4/L40
+      case 90:
+        per_sm_clock = 4096;
+        break;  // H100/H200
+      case 100:
+        per_sm_clock = 8192;
+        break;  // B200
+      default:
+        break;
     }
   } else if (dtype == torch::kFloat) {
     switch (sm) {
-      case 70: case 72: case 75: case 80: per_sm_clock = 128; break;  // 64 FP32 cores x FMA
-      case 86: case 89: case 90: case 100: per_sm_clock = 256; break;  // 128 FP32 cores x FMA
-      default: break;
+      case 70:
+      case 72:
+      case 75:
+      case 80:
+        per_sm_clock = 128;
+        break;  // 64 FP32 cores x FMA
+      case 86:
+      case 89:
+      case 90:
+      case 100:
+        per_sm_clock = 256;
+        break;  // 128 FP32 cores x FMA
+      default:
+        break;
     }
   }
   if (per_sm_clock == 0) return std::nullopt;

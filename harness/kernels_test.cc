@@ -74,7 +74,8 @@ TEST(Kernels, IntegerValuedMatmulIsOrderIndependent) {
   EXPECT_TRUE(torch::equal(a.mm(b), padded));
   // ... which a float operand would not guarantee; the exact reference is double.
   const auto exact = a.to(torch::kDouble).mm(b.to(torch::kDouble));
-  EXPECT_TRUE(torch::equal(a.mm(b).to(torch::kDouble), exact.to(torch::kBFloat16).to(torch::kDouble)));
+  EXPECT_TRUE(
+      torch::equal(a.mm(b).to(torch::kDouble), exact.to(torch::kBFloat16).to(torch::kDouble)));
   EXPECT_THROW(IntegerValued({2}, torch::kFloat, torch::kCPU, 0), std::invalid_argument);
 }
 

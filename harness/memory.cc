@@ -64,13 +64,13 @@ class BlockTable {
 // The process's counters. Leaked on purpose: tensors freed during static destruction
 // still call CountedDelete.
 struct State {
-  std::atomic<bool> metering{false};      // a meter lives
-  std::atomic<uint64_t> generation{0};    // the living meter's, 0 when none
-  uint64_t last_generation = 0;           // written by meter constructors only
+  std::atomic<bool> metering{false};    // a meter lives
+  std::atomic<uint64_t> generation{0};  // the living meter's, 0 when none
+  uint64_t last_generation = 0;         // written by meter constructors only
   std::atomic<int64_t> live{0};
   std::atomic<int64_t> peak{0};
   std::atomic<int64_t> allocations{0};
-  c10::Allocator* inner = nullptr;        // the allocator the wrapper forwards to
+  c10::Allocator* inner = nullptr;  // the allocator the wrapper forwards to
   BlockTable blocks;
 };
 

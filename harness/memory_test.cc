@@ -65,7 +65,6 @@ TEST(CpuMemoryMeter, SeesIntraOpWorkerThreads) {
   EXPECT_GE(meter.peak_bytes(), kMiB);
 }
 
-
 TEST(CpuMemoryMeter, SeesAPlainThread) {
   CpuMemoryMeter meter;
   torch::Tensor kept;
@@ -73,7 +72,7 @@ TEST(CpuMemoryMeter, SeesAPlainThread) {
   // meter sees what it allocates.
   std::thread([&] {
     { auto temp = torch::empty({kMiB / 2}, torch::kFloat); }  // 2 MiB, freed here
-    kept = torch::empty({kMiB / 4}, torch::kFloat);            // 1 MiB, outlives it
+    kept = torch::empty({kMiB / 4}, torch::kFloat);           // 1 MiB, outlives it
   }).join();
   EXPECT_EQ(meter.peak_bytes(), 2 * kMiB);
   EXPECT_EQ(meter.live_bytes(), kMiB);
@@ -84,10 +83,10 @@ TEST(CpuMemoryMeter, SeesAPlainThread) {
 
 TEST(CpuMemoryMeter, PeakIsExact) {
   CpuMemoryMeter meter;
-  auto a = torch::empty({kMiB / 4}, torch::kFloat);      // 1 MiB live
-  auto b = torch::empty({kMiB / 2}, torch::kFloat);      // 3 MiB live
-  a = torch::Tensor();                                   // 2 MiB live
-  auto c = torch::empty({kMiB / 8}, torch::kFloat);      // 2.5 MiB live
+  auto a = torch::empty({kMiB / 4}, torch::kFloat);  // 1 MiB live
+  auto b = torch::empty({kMiB / 2}, torch::kFloat);  // 3 MiB live
+  a = torch::Tensor();                               // 2 MiB live
+  auto c = torch::empty({kMiB / 8}, torch::kFloat);  // 2.5 MiB live
   EXPECT_EQ(meter.peak_bytes(), 3 * kMiB);
   EXPECT_EQ(meter.live_bytes(), 2 * kMiB + kMiB / 2);
   meter.ResetPeak();

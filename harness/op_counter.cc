@@ -10,10 +10,9 @@ OpCounter::OpCounter() : outer_(tls_current) {
   tls_current = this;
   // Only the outermost counter registers the callback: one callback, one count per op.
   handle_ = outer_ ? 0
-                   : at::addThreadLocalCallback(
-                         at::RecordFunctionCallback(&OpCounter::OnStart)
-                             .needsInputs(false)
-                             .scopes({at::RecordScope::FUNCTION}));
+                   : at::addThreadLocalCallback(at::RecordFunctionCallback(&OpCounter::OnStart)
+                                                    .needsInputs(false)
+                                                    .scopes({at::RecordScope::FUNCTION}));
 }
 
 OpCounter::~OpCounter() {

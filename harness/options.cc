@@ -59,10 +59,11 @@ bool Registered(const std::string& name) {
 // Declares every flag of a trick binary, bound into *opts and, for switches of absent
 // backends, into *absent.
 void Declare(Flags& flags, RunOptions* opts, TimingBackends::Switches* absent) {
-  flags.String("out", &opts->out,
-               "result file (default: <runs>/<id>.json, <runs> being\n"
-               "$TRICKBENCH_RUNS_DIR, else runs/ under the workspace when run by\n"
-               "`bazel run`, else ./runs); written atomically")
+  flags
+      .String("out", &opts->out,
+              "result file (default: <runs>/<id>.json, <runs> being\n"
+              "$TRICKBENCH_RUNS_DIR, else runs/ under the workspace when run by\n"
+              "`bazel run`, else ./runs); written atomically")
       .Int("threads", &opts->threads, 1, 1024,
            "intra-op threads (default: 1 on a machine with <= 4 hardware\n"
            "threads, else half of them; recorded in the context)")
@@ -98,7 +99,8 @@ void Declare(Flags& flags, RunOptions* opts, TimingBackends::Switches* absent) {
   TimingBackends::Declare(flags, &opts->backend_switches);
   for (const AbsentSwitch& s : kOptionalSwitches) {
     if (!Registered(s.name)) {
-      flags.Bool(s.name, &(*absent)[s.name], std::string("needs ") + s.needs + "; not in this binary");
+      flags.Bool(s.name, &(*absent)[s.name],
+                 std::string("needs ") + s.needs + "; not in this binary");
     }
   }
 }
@@ -108,8 +110,9 @@ void Declare(Flags& flags, RunOptions* opts, TimingBackends::Switches* absent) {
 int DefaultThreads(unsigned hardware_threads, std::string* rule) {
   const unsigned hw = std::max(1u, hardware_threads);
   const int threads = hw <= 4 ? 1 : static_cast<int>(hw / 2);
-  *rule = "default: " + std::string(hw <= 4 ? "1 thread on a machine with <= 4 hardware threads"
-                                            : "half the hardware threads") +
+  *rule = "default: " +
+          std::string(hw <= 4 ? "1 thread on a machine with <= 4 hardware threads"
+                              : "half the hardware threads") +
           " (" + std::to_string(hw) + " here)";
   return threads;
 }

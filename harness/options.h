@@ -36,13 +36,13 @@ inline constexpr double kDefaultMinTime = 0.02;
 int DefaultThreads(unsigned hardware_threads, std::string* rule);
 
 struct RunOptions {
-  std::string out;              // result file; "" = <RunsRoot()>/<id>.json
-  int threads = 0;              // intra-op threads; 0 = DefaultThreads()
-  int rounds = kDefaultRounds;  // paired rounds per case (--repetitions is a synonym)
+  std::string out;                    // result file; "" = <RunsRoot()>/<id>.json
+  int threads = 0;                    // intra-op threads; 0 = DefaultThreads()
+  int rounds = kDefaultRounds;        // paired rounds per case (--repetitions is a synonym)
   double min_time = kDefaultMinTime;  // target seconds of one sample
-  int process = 0;              // which of run_all's processes (1-based); 0 = run alone
-  std::string plant_slowdown;   // "VARIANT:FACTOR" (noise study); "" = none
-  std::string device = "auto";  // auto | cpu | cuda
+  int process = 0;                    // which of run_all's processes (1-based); 0 = run alone
+  std::string plant_slowdown;         // "VARIANT:FACTOR" (noise study); "" = none
+  std::string device = "auto";        // auto | cpu | cuda
   uint64_t seed = 0;
   bool list = false;         // print the trick's variants and cases, run nothing
   bool fingerprint = false;  // print the reproduced variant's fingerprint as JSON

@@ -32,10 +32,9 @@ TEST(ParseRunOptions, Defaults) {
 TEST(ParseRunOptions, ReadsEveryFlag) {
   RunOptions o;
   std::string error;
-  ASSERT_TRUE(ParseRunOptions({"--out=/tmp/x.json", "--threads=3", "--rounds=15",
-                               "--min_time=0.25", "--device=cpu", "--seed=42", "--check_only",
-                               "--process=3", "--plant_slowdown=all:1.2", "--list",
-                               "--fingerprint", "--help"},
+  ASSERT_TRUE(ParseRunOptions({"--out=/tmp/x.json", "--threads=3", "--rounds=15", "--min_time=0.25",
+                               "--device=cpu", "--seed=42", "--check_only", "--process=3",
+                               "--plant_slowdown=all:1.2", "--list", "--fingerprint", "--help"},
                               &o, &error))
       << error;
   EXPECT_EQ(o.out, "/tmp/x.json");
@@ -71,7 +70,8 @@ TEST(ParseRunOptions, RejectsMalformedValuesNamingTheFlag) {
   EXPECT_NE(Refusal({"--min_time=inf"}).find("--min_time: 'inf'"), std::string::npos);
   EXPECT_EQ(Refusal({"--min_time=0"}),
             "bad value for --min_time: '0' (expected seconds, > 0 and <= 3600)");
-  EXPECT_EQ(Refusal({"--device=gpu"}), "bad value for --device: 'gpu' (expected auto, cpu or cuda)");
+  EXPECT_EQ(Refusal({"--device=gpu"}),
+            "bad value for --device: 'gpu' (expected auto, cpu or cuda)");
   EXPECT_NE(Refusal({"--benchmark_filter=x"}).find("use --out, --rounds or --min_time"),
             std::string::npos);
   EXPECT_NE(Refusal({"--benchmark_repetitions=3"}).find("paired rounds"), std::string::npos);
@@ -87,10 +87,10 @@ TEST(ParseRunOptions, RejectsMalformedValuesNamingTheFlag) {
 
 TEST(RunUsage, ListsEveryFlag) {
   const std::string usage = RunUsage();
-  for (const char* flag : {"--out=", "--threads=N", "--rounds=N", "--repetitions=N",
-                           "--min_time=SECONDS", "--process=N", "--plant_slowdown=", "--device=",
-                           "--seed=N", "--check_only", "--fingerprint", "--list", "--help",
-                           "Exit status"}) {
+  for (const char* flag :
+       {"--out=", "--threads=N", "--rounds=N", "--repetitions=N", "--min_time=SECONDS",
+        "--process=N", "--plant_slowdown=", "--device=", "--seed=N", "--check_only",
+        "--fingerprint", "--list", "--help", "Exit status"}) {
     EXPECT_NE(usage.find(flag), std::string::npos) << flag << " not in:\n" << usage;
   }
 }

@@ -97,8 +97,7 @@ std::string TracePath(const std::string& result_path, const std::string& case_na
   if (stem.size() > 5 && stem.compare(stem.size() - 5, 5, ".json") == 0) {
     stem.resize(stem.size() - 5);
   }
-  return stem + ".profile/" + (case_name.empty() ? "" : case_name + ".") + variant +
-         ".trace.json";
+  return stem + ".profile/" + (case_name.empty() ? "" : case_name + ".") + variant + ".trace.json";
 }
 
 bool ProfileVariants(const TrickDef& def, const torch::Device& device, uint64_t seed,

@@ -26,7 +26,8 @@ class Twice : public Trick {
 };
 
 std::unique_ptr<TrickDef> Def() {
-  auto def = std::make_unique<TrickDef>("twice", [] { return std::unique_ptr<Trick>(new Twice()); });
+  auto def =
+      std::make_unique<TrickDef>("twice", [] { return std::unique_ptr<Trick>(new Twice()); });
   def->Claim("x*2 == x+x").Category("test").Source("test");
   def->Variant("multiply", &Twice::Multiply).Variant("add", &Twice::Add);
   return def;
@@ -64,8 +65,7 @@ TEST(ProfileVariants, OneTracePerVariantWithTheOpsThatVariantRan) {
   def->Cases({"small", "other"});
   std::vector<ProfileTrace> traces;
   std::string error;
-  ASSERT_TRUE(ProfileVariants(*def, torch::kCPU, 0, (dir / "twice.json").string(), &traces,
-                              &error))
+  ASSERT_TRUE(ProfileVariants(*def, torch::kCPU, 0, (dir / "twice.json").string(), &traces, &error))
       << error;
   ASSERT_EQ(traces.size(), 4u);
   EXPECT_EQ(traces[1].case_name, "small");
@@ -105,8 +105,8 @@ TEST(ProfileVariants, AnUnwritableFolderIsAnError) {
   auto def = Def();
   std::vector<ProfileTrace> traces;
   std::string error;
-  EXPECT_FALSE(ProfileVariants(*def, torch::kCPU, 0, (dir / "file/r.json").string(), &traces,
-                               &error));
+  EXPECT_FALSE(
+      ProfileVariants(*def, torch::kCPU, 0, (dir / "file/r.json").string(), &traces, &error));
   EXPECT_NE(error.find("twice/multiply: cannot create"), std::string::npos) << error;
   EXPECT_TRUE(traces.empty());
 }

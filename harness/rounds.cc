@@ -19,7 +19,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double Since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 // A case's instances: one fresh seeded instance per variant, set up and warmed up
 // untimed, all alive for the whole case, so that the variants of a round run back to
@@ -134,7 +136,8 @@ bool ParsePlant(const std::string& text, Plant* plant, std::string* error) {
   char* end = nullptr;
   const double factor = std::strtod(number.c_str(), &end);
   if (end != number.c_str() + number.size() || !(factor >= 1) || !(factor <= 100)) {
-    *error = "bad value for --plant_slowdown: '" + text + "': the factor must be a number from 1 to 100";
+    *error =
+        "bad value for --plant_slowdown: '" + text + "': the factor must be a number from 1 to 100";
     return false;
   }
   plant->variant = text.substr(0, colon);
@@ -204,8 +207,8 @@ bool RunRounds(const TimedRunInput& in, TimingBackend& timing, TimedRun* run, st
         }
       }
     } catch (const std::exception& e) {
-      *error = BenchmarkName(def, case_name, def.variants()[0].name) + ": threw: " +
-               DescribeException(e);
+      *error = BenchmarkName(def, case_name, def.variants()[0].name) +
+               ": threw: " + DescribeException(e);
       return false;
     }
     run->rounds.push_back(std::move(out));

@@ -34,8 +34,8 @@ std::string DefaultOutPath(const std::string& id) {
 }
 
 void PrintList(const TrickDef& def) {
-  std::cout << def.id() << " (" << def.category() << "; " << def.source() << ")\n  claim: "
-            << def.claim() << "\n  variants:";
+  std::cout << def.id() << " (" << def.category() << "; " << def.source()
+            << ")\n  claim: " << def.claim() << "\n  variants:";
   for (const auto& v : def.variants()) std::cout << " " << v.name;
   std::cout << " (baseline: " << def.variants().front().name << ")\n  cases:";
   for (const auto& c : def.cpu_cases()) std::cout << " " << (c.empty() ? "(one)" : c);
@@ -91,7 +91,7 @@ bool ResolveDevice(const std::string& flag, torch::Device* device, std::string* 
     return false;
   }
   *device = (flag == "cuda" || (flag == "auto" && cuda)) ? torch::Device(torch::kCUDA, 0)
-                                                           : torch::Device(torch::kCPU);
+                                                         : torch::Device(torch::kCPU);
   return true;
 }
 
@@ -133,8 +133,8 @@ int TrickMain(int argc, char** argv) {
       return results::kExitUsage;
     }
     if (plant.variant != "all" && def.VariantIndex(plant.variant) < 0) {
-      std::cerr << "trickbench: bad value for --plant_slowdown: " << def.id()
-                << " has no variant '" << plant.variant << "' (see --list)\n";
+      std::cerr << "trickbench: bad value for --plant_slowdown: " << def.id() << " has no variant '"
+                << plant.variant << "' (see --list)\n";
       return results::kExitUsage;
     }
   }
@@ -160,8 +160,8 @@ int TrickMain(int argc, char** argv) {
 
   if (def.needs_cuda() && !device.is_cuda()) {
     tb.status = ResultStatus::kSkipped;
-    tb.reason = "needs CUDA (" + def.needs_cuda_reason() +
-                "); no CUDA device here (cuda_available=false)";
+    tb.reason =
+        "needs CUDA (" + def.needs_cuda_reason() + "); no CUDA device here (cuda_available=false)";
     tb.reproducibility = NotChecked(tb.reason);
     std::cout << def.id() << ": skipped: " << tb.reason << "\n";
     return WriteResult(out_path, file) ? results::kExitOk : results::kExitError;
@@ -174,10 +174,9 @@ int TrickMain(int argc, char** argv) {
   tb.checks = checks.cases;
   // One reproducibility check per run: it runs the reproduced variant twice under the
   // determinism guard, and its answer does not change from one process to the next.
-  tb.reproducibility = !checks.ok ? NotChecked("not run: the checks failed")
-                       : opts.process > 1
-                           ? NotChecked("checked by process 1 of this run")
-                           : CheckReproducibility(def, device, opts.seed);
+  tb.reproducibility = !checks.ok         ? NotChecked("not run: the checks failed")
+                       : opts.process > 1 ? NotChecked("checked by process 1 of this run")
+                                          : CheckReproducibility(def, device, opts.seed);
   if (checks.ok && opts.profile) {
     std::vector<ProfileTrace> traces;
     const bool profiled = ProfileVariants(def, device, opts.seed, out_path, &traces, &error);

@@ -28,7 +28,8 @@ std::optional<std::pair<double, size_t>> RoundsSpeedup(const results::TrickResul
 
 }  // namespace
 
-void PrintSummary(std::ostream& out, const results::ResultFile& result, const TimingBackend& timing) {
+void PrintSummary(std::ostream& out, const results::ResultFile& result,
+                  const TimingBackend& timing) {
   const results::TrickResult& t = result.trickbench;
   out << "\n" << t.id << ": " << t.claim << "\n";
   for (const auto& cc : t.checks.value_or(std::vector<results::CaseChecks>{})) {

@@ -20,6 +20,7 @@
 
 namespace trickbench {
 
-void PrintSummary(std::ostream& out, const results::ResultFile& result, const TimingBackend& timing);
+void PrintSummary(std::ostream& out, const results::ResultFile& result,
+                  const TimingBackend& timing);
 
 }  // namespace trickbench

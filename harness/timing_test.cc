@@ -63,10 +63,12 @@ TEST(TimingBackends, RegisteredSwitchesBecomeFlags) {
 }
 
 TEST(TimingBackends, RefusesBadRegistrations) {
-  TimingBackends::Registration twice{"fake_clock", "", {}, IsFakeDevice,
-                                     [](const torch::Device&, const TimingBackends::Switches&) {
-                                       return MakeWallClockBackend();
-                                     }};
+  TimingBackends::Registration twice{
+      "fake_clock",
+      "",
+      {},
+      IsFakeDevice,
+      [](const torch::Device&, const TimingBackends::Switches&) { return MakeWallClockBackend(); }};
   EXPECT_THROW(TimingBackends::Register(twice), std::logic_error);
   twice.name = "";
   EXPECT_THROW(TimingBackends::Register(twice), std::logic_error);

@@ -102,9 +102,9 @@ TrickDef& TrickDef::Trains(std::vector<std::string> cases) {
   return *this;
 }
 bool TrickDef::Trains(const std::string& case_name) const {
-  return trains_ && (training_cases_.empty() ||
-                     std::find(training_cases_.begin(), training_cases_.end(), case_name) !=
-                         training_cases_.end());
+  return trains_ &&
+         (training_cases_.empty() || std::find(training_cases_.begin(), training_cases_.end(),
+                                               case_name) != training_cases_.end());
 }
 TrickDef& TrickDef::MutationUndetected(std::string variant, std::string why) {
   if (why.empty()) throw std::invalid_argument(id_ + ": MutationUndetected needs a reason");

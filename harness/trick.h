@@ -23,8 +23,8 @@
 //   class NoGradInference : public trickbench::Trick {
 //    public:
 //     void SetUp(const trickbench::Setting& s) override {
-//       model_ = trickbench::workloads::Mlp({.in = 512, .hidden = 1024, .out = 10, .layers = 3},
-//                                           s.device);
+//       model_ =
+//           trickbench::workloads::Mlp({.in = 512, .hidden = 1024, .out = 10, .layers = 3}, s.device);
 //       input_ = torch::randn({256, 512}).to(s.device);
 //     }
 //
@@ -45,7 +45,8 @@
 //     std::string Inactive(const std::string& variant) override {
 //       if (variant == "grad_mode" && !out_.requires_grad()) return "grad mode output records no graph";
 //       if (variant == "no_grad" && out_.requires_grad()) return "output still requires grad";
-//       if (variant == "inference_mode" && !out_.is_inference()) return "output is not an inference tensor";
+//       if (variant == "inference_mode" && !out_.is_inference())
+//         return "output is not an inference tensor";
 //       return "";
 //     }
 //
@@ -300,7 +301,7 @@ TrickDef& Register(std::unique_ptr<TrickDef> def);
 #define TRICKBENCH_CONCAT(a, b) TRICKBENCH_CONCAT_INNER(a, b)
 
 // Registers trick class `cls` under `id` (the file stem) and opens a chain of setters.
-#define TRICKBENCH_TRICK(id, cls)                                                       \
-  static ::trickbench::TrickDef& TRICKBENCH_CONCAT(trickbench_trick_, id)               \
-      [[maybe_unused]] = ::trickbench::internal::Register(std::make_unique<::trickbench::TrickDef>( \
+#define TRICKBENCH_TRICK(id, cls)                                                            \
+  static ::trickbench::TrickDef& TRICKBENCH_CONCAT(trickbench_trick_, id) [[maybe_unused]] = \
+      ::trickbench::internal::Register(std::make_unique<::trickbench::TrickDef>(             \
           #id, [] { return std::unique_ptr<::trickbench::Trick>(new cls()); }))

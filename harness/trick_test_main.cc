@@ -73,8 +73,7 @@ TEST(Trick, VariantsAgreeAndAreInEffect) {
   for (const auto& cc : report.cases) {
     ASSERT_EQ(cc.variants.size(), Def().variants().size());
     for (const auto& vc : cc.variants) {
-      EXPECT_TRUE(vc.equivalent) << cc.case_name << "/" << vc.name << ": "
-                                 << vc.equivalence_detail;
+      EXPECT_TRUE(vc.equivalent) << cc.case_name << "/" << vc.name << ": " << vc.equivalence_detail;
       EXPECT_EQ(vc.inactive_reason, "") << cc.case_name << "/" << vc.name;
       EXPECT_TRUE(vc.active) << cc.case_name << "/" << vc.name;
     }
@@ -124,14 +123,15 @@ TEST(Trick, DroppedUpdateIsCaught) {
       const results::VariantCheck& vc = cc.variants[i];
       if (!undetected.empty()) {
         EXPECT_TRUE(vc.equivalent) << "the dropped update is caught now: remove "
-                                          << "MutationUndetected(kDroppedUpdate, ...)";
+                                   << "MutationUndetected(kDroppedUpdate, ...)";
         continue;
       }
-      EXPECT_FALSE(vc.equivalent)
-          << (cc.case_name.empty() ? "" : cc.case_name + "/") << vc.name
-          << " with one of " << Def().check_steps() << " updates dropped still matches the "
-          << "baseline within rtol " << Def().tolerance().rtol << ", atol "
-          << Def().tolerance().atol << " (max abs diff " << vc.max_abs_diff << ")";
+      EXPECT_FALSE(vc.equivalent) << (cc.case_name.empty() ? "" : cc.case_name + "/") << vc.name
+                                  << " with one of " << Def().check_steps()
+                                  << " updates dropped still matches the "
+                                  << "baseline within rtol " << Def().tolerance().rtol << ", atol "
+                                  << Def().tolerance().atol << " (max abs diff " << vc.max_abs_diff
+                                  << ")";
     }
   }
 }
@@ -232,7 +232,8 @@ TEST(Trick, SmokeRunWritesCompleteJson) {
   for (const auto& cc : checks) {
     ASSERT_EQ(cc.at("variants").size(), Def().variants().size());
     for (const auto& v : cc.at("variants")) {
-      const std::string name = results::GoogleBenchmarkName(g_expected_id, cc.at("case"), v.at("name"));
+      const std::string name =
+          results::GoogleBenchmarkName(g_expected_id, cc.at("case"), v.at("name"));
       EXPECT_EQ(repetitions[name], kRounds) << name;
       EXPECT_EQ(medians.count(name), 1u) << name;
       EXPECT_TRUE(v.at("equivalent").get<bool>()) << name;

@@ -57,8 +57,8 @@ std::string ReadTime(VariantEffect* c) {
   // One process cannot show the variation between processes, which dominates here.
   const std::string interval =
       IntervalText(*c) + (c->time.method == "rounds" ? " (one process: the interval leaves out "
-                                                        "process-to-process variation)"
-                                                      : "");
+                                                       "process-to-process variation)"
+                                                     : "");
   // Material, not merely non-zero: a trick measured at 1.03x one run and 1.01x the next
   // is the same finding, "no effect beyond 5 %", where a test of "above 1x" alone
   // flipped between two runs of one build (7 of 54 settings here). An interval wholly
@@ -162,8 +162,8 @@ Grade GradeAgainst(const results::Expectation& e, const Measured& m, std::string
     return Grade::kImprecise;
   }
   if (est > band_lo && est < band_hi) {
-    *why = "a precise interval around an estimate within ±" +
-           FormatPercent(kNoEffectBand, 0, false);
+    *why =
+        "a precise interval around an estimate within ±" + FormatPercent(kNoEffectBand, 0, false);
     return Grade::kNoEffect;
   }
   if (m.significant && est <= band_lo) {
@@ -190,8 +190,8 @@ Grade GradeAgainst(const results::Expectation& e, const Measured& m, std::string
 Measured Exact(double baseline, double variant, std::string text) {
   Measured m;
   m.estimate = baseline == variant ? 1
-               : variant == 0     ? std::numeric_limits<double>::infinity()
-                                  : baseline / variant;
+               : variant == 0      ? std::numeric_limits<double>::infinity()
+                                   : baseline / variant;
   m.low = m.high = m.estimate;
   m.significant = baseline != variant;
   m.text = std::move(text);
@@ -233,7 +233,8 @@ std::optional<Measured> MeasureFor(const results::Expectation& e, const Trick& t
       *why = "no CPU allocation seen by the meter";
       return std::nullopt;
     }
-    return Exact(static_cast<double>(base.check.peak_bytes), static_cast<double>(v.check.peak_bytes),
+    return Exact(static_cast<double>(base.check.peak_bytes),
+                 static_cast<double>(v.check.peak_bytes),
                  FormatBytes(base.check.peak_bytes) + " -> " + FormatBytes(v.check.peak_bytes) +
                      (c.memory_change ? " (" + FormatPercent(*c.memory_change) + ")" : ""));
   }
@@ -353,14 +354,14 @@ void Analyze(Trick* t) {
       };
       // Every claimed effect must hold for the setting to hold; some holding is "holds
       // in part" (16-bit inference: faster, but no less memory), never "holds".
-      const bool all_hold = !verdicts.empty() &&
-                            std::all_of(verdicts.begin(), verdicts.end(),
-                                        [](Verdict x) { return x == Verdict::kHolds; });
-      c.verdict = verdicts.empty()              ? Verdict::kNotApplicable
-                  : all_hold                    ? Verdict::kHolds
-                  : has(Verdict::kHolds)        ? Verdict::kPartly
-                  : has(Verdict::kDoesNotHold)  ? Verdict::kDoesNotHold
-                                                : Verdict::kInconclusive;
+      const bool all_hold =
+          !verdicts.empty() && std::all_of(verdicts.begin(), verdicts.end(),
+                                           [](Verdict x) { return x == Verdict::kHolds; });
+      c.verdict = verdicts.empty()             ? Verdict::kNotApplicable
+                  : all_hold                   ? Verdict::kHolds
+                  : has(Verdict::kHolds)       ? Verdict::kPartly
+                  : has(Verdict::kDoesNotHold) ? Verdict::kDoesNotHold
+                                               : Verdict::kInconclusive;
       c.verdict_detail.clear();
       for (const auto& p : parts) c.verdict_detail += (c.verdict_detail.empty() ? "" : "; ") + p;
       if (c.verdict != Verdict::kInconclusive) {
@@ -397,11 +398,12 @@ void Analyze(Trick* t) {
   }
   std::string breakdown;
   for (const auto& [metric, m] : by_metric) {
-    breakdown += (breakdown.empty() ? "" : "; ") + metric + " " + std::to_string(m.holds) +
-                 " of " + std::to_string(m.graded);
+    breakdown += (breakdown.empty() ? "" : "; ") + metric + " " + std::to_string(m.holds) + " of " +
+                 std::to_string(m.graded);
   }
-  const std::string effects = graded == 1 ? "the one claimed effect measured here"
-                                          : std::to_string(graded) + " claimed effects measured here";
+  const std::string effects = graded == 1
+                                  ? "the one claimed effect measured here"
+                                  : std::to_string(graded) + " claimed effects measured here";
   if (graded == 0) {
     t->verdict = Verdict::kNotApplicable;
     t->verdict_detail = t->expectations.empty()

@@ -40,9 +40,11 @@ Shot Screenshot(const std::string& html_path, const std::string& name) {
       std::string("timeout 60 ") + kChromium +
       " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run"
       " --disable-background-networking --disable-component-update --disable-sync"
-      " --user-data-dir=" + dir + "/profile --window-size=1200,1600 --hide-scrollbars"
-      " --enable-logging=stderr --v=0 --screenshot=" + png + " 'file://" +
-      fs::absolute(html_path).string() + "' >/dev/null 2>" + log;
+      " --user-data-dir=" +
+      dir +
+      "/profile --window-size=1200,1600 --hide-scrollbars"
+      " --enable-logging=stderr --v=0 --screenshot=" +
+      png + " 'file://" + fs::absolute(html_path).string() + "' >/dev/null 2>" + log;
   Shot s;
   s.exit_code = std::system(cmd.c_str());
   s.log = Slurp(log);
@@ -100,13 +102,15 @@ Pixels Analyse(const std::string& png) {
   }
   const int bpp = type == 6 ? 4 : type == 2 ? 3 : 0;
   if (depth != 8 || bpp == 0 || p.width <= 0 || p.height <= 0) {
-    p.error = "unsupported PNG (depth " + std::to_string(depth) + ", type " + std::to_string(type) + ")";
+    p.error =
+        "unsupported PNG (depth " + std::to_string(depth) + ", type " + std::to_string(type) + ")";
     return p;
   }
   const size_t stride = static_cast<size_t>(p.width) * bpp;
   std::vector<uint8_t> raw((stride + 1) * p.height);
   uLongf raw_len = raw.size();
-  if (uncompress(raw.data(), &raw_len, reinterpret_cast<const Bytef*>(idat.data()), idat.size()) != Z_OK ||
+  if (uncompress(raw.data(), &raw_len, reinterpret_cast<const Bytef*>(idat.data()), idat.size()) !=
+          Z_OK ||
       raw_len != raw.size()) {
     p.error = "cannot inflate the image data";
     return p;
@@ -122,15 +126,23 @@ Pixels Analyse(const std::string& png) {
                 c = x >= size_t(bpp) ? prev[x - bpp] : 0;
       int pred = 0;
       switch (filter) {
-        case 1: pred = a; break;
-        case 2: pred = b; break;
-        case 3: pred = (a + b) / 2; break;
+        case 1:
+          pred = a;
+          break;
+        case 2:
+          pred = b;
+          break;
+        case 3:
+          pred = (a + b) / 2;
+          break;
         case 4: {
-          const int pp = a + b - c, pa = std::abs(pp - a), pb = std::abs(pp - b), pc = std::abs(pp - c);
+          const int pp = a + b - c, pa = std::abs(pp - a), pb = std::abs(pp - b),
+                    pc = std::abs(pp - c);
           pred = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
           break;
         }
-        default: break;
+        default:
+          break;
       }
       cur[x] = static_cast<uint8_t>(in[x] + pred);
     }
@@ -149,7 +161,8 @@ Pixels Analyse(const std::string& png) {
 class Browser : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!fs::exists(kChromium)) GTEST_SKIP() << kChromium << " is not installed (tools/install_deps.sh)";
+    if (!fs::exists(kChromium))
+      GTEST_SKIP() << kChromium << " is not installed (tools/install_deps.sh)";
   }
 };
 
@@ -173,7 +186,8 @@ TEST_F(Browser, ReportRendersWithoutConsoleErrorsAndIsNotBlank) {
 TEST_F(Browser, ControlsProveTheChecksCanFail) {
   const std::string dir = ScratchDir("controls");
   Spit(dir + "/error.html",
-       "<!DOCTYPE html><html><body><p>x</p><script>console.error('planted error');</script></body></html>");
+       "<!DOCTYPE html><html><body><p>x</p><script>console.error('planted "
+       "error');</script></body></html>");
   const Shot bad = Screenshot(dir + "/error.html", "error");
   const auto lines = ConsoleLines(bad.log);
   ASSERT_EQ(lines.size(), 1u) << bad.log;

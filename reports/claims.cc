@@ -48,7 +48,8 @@ std::string ClaimedText(const results::Expectation& e) {
     if (e.lowers) {
       out = e.low > 0 ? FactorRange(e.low, e.high) + " faster" : "faster (" + band + ")";
     } else {
-      out = "slower" + (e.high > 0 ? ", at most " + FactorRange(e.high, e.high) : " (" + band + ")");
+      out =
+          "slower" + (e.high > 0 ? ", at most " + FactorRange(e.high, e.high) : " (" + band + ")");
     }
   } else if (e.metric == "memory") {
     if (e.lowers) {

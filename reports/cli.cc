@@ -111,9 +111,9 @@ int ReportMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   }
   const ReportCounts n = Count(report);
   out << "report: " << n.tricks << " tricks: " << n.holds << " hold, " << n.partly
-      << " hold in part, " << n.does_not_hold
-      << " do not hold here, " << n.inconclusive << " inconclusive, " << n.not_applicable
-      << " not applicable; " << n.imprecise << " of " << n.settings << " timed settings imprecise\n";
+      << " hold in part, " << n.does_not_hold << " do not hold here, " << n.inconclusive
+      << " inconclusive, " << n.not_applicable << " not applicable; " << n.imprecise << " of "
+      << n.settings << " timed settings imprecise\n";
   for (const auto& p : paths) out << "report: wrote " << p << "\n";
   return 0;
 }
@@ -170,11 +170,11 @@ int CompareMain(const std::vector<std::string>& args, std::ostream& out, std::os
     old_report = LoadReportOrResult(files[0], &old_kind);
     new_report = LoadReportOrResult(files[1], &new_kind);
     if (old_kind != new_kind) {
-      throw results::InputError(files[1], "kind",
-                       "a " + std::string(new_kind == "report" ? "report" : "per-trick result") +
-                           ", but " + files[0] + " is a " +
-                           (old_kind == "report" ? "report" : "per-trick result") +
-                           "; compare two files of the same kind");
+      throw results::InputError(
+          files[1], "kind",
+          "a " + std::string(new_kind == "report" ? "report" : "per-trick result") + ", but " +
+              files[0] + " is a " + (old_kind == "report" ? "report" : "per-trick result") +
+              "; compare two files of the same kind");
     }
   } catch (const results::InputError& e) {
     err << "compare: " << e.what() << "\n";

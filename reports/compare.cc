@@ -13,9 +13,9 @@ namespace reports {
 
 const std::vector<std::string>& IncomparableEnvironmentKeys() {
   static const std::vector<std::string> keys = {
-      "device",        "device_name",   "torch_version", "libtorch_build", "cuda_version",
-      "cudnn_version", "intra_op_threads", "inter_op_threads", "blas", "blas_library",
-      "determinism"};
+      "device",       "device_name",   "torch_version",    "libtorch_build",
+      "cuda_version", "cudnn_version", "intra_op_threads", "inter_op_threads",
+      "blas",         "blas_library",  "determinism"};
   return keys;
 }
 
@@ -147,7 +147,8 @@ ReportDiff CompareReports(const Report& o, const Report& n, const stats::Decisio
         b.old_median = ov.summary.median;
         b.new_median = nv.summary.median;
         log_sum += std::log(b.new_median / b.old_median);
-        b.pairs = static_cast<int>(std::min(ov.process_medians_ns.size(), nv.process_medians_ns.size()));
+        b.pairs =
+            static_cast<int>(std::min(ov.process_medians_ns.size(), nv.process_medians_ns.size()));
         if (c.same_session && b.pairs >= 2) {
           std::vector<double> pairs;
           for (int k = 0; k < b.pairs; ++k) {
@@ -200,11 +201,13 @@ ReportDiff CompareReports(const Report& o, const Report& n, const stats::Decisio
         }
         return nullptr;
       };
-      if (const auto *oe = find(*ot->second), *ne = find(nt); oe && ne) AdviseToSettle(&s, *oe, *ne, rule);
+      if (const auto* oe = find(*ot->second), *ne = find(nt); oe && ne)
+        AdviseToSettle(&s, *oe, *ne, rule);
     }
   }
   stats::Decide(&time_changes, rule);
-  for (size_t i = 0; i < tested_times.size(); ++i) c.times[tested_times[i]].change = time_changes[i];
+  for (size_t i = 0; i < tested_times.size(); ++i)
+    c.times[tested_times[i]].change = time_changes[i];
   if (c.same_session && tested_times.empty() && !c.times.empty()) {
     c.times_note = "one A/B session, but fewer than two processes per build: nothing to pair";
   }

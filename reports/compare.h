@@ -75,8 +75,8 @@ struct ReportDiff {
   std::vector<std::string> only_old, only_new;
   std::vector<std::string> not_compared;  // "id: old outcome -> new outcome"
   std::vector<EnvDifference> environment;
-  std::vector<std::string> machine;       // machine-state differences, named
-  std::optional<double> geomean_ratio;    // geometric mean of new/old median time
+  std::vector<std::string> machine;     // machine-state differences, named
+  std::optional<double> geomean_ratio;  // geometric mean of new/old median time
 };
 
 ReportDiff CompareReports(const Report& old_report, const Report& new_report,

@@ -18,10 +18,14 @@ using doc::Tone;
 
 Tone OutcomeTone(stats::ChangeOutcome o) {
   switch (o) {
-    case stats::ChangeOutcome::kFaster: return Tone::kGood;
-    case stats::ChangeOutcome::kSlower: return Tone::kBad;
-    case stats::ChangeOutcome::kUnchanged: return Tone::kPlain;
-    case stats::ChangeOutcome::kUnknown: return Tone::kUncertain;
+    case stats::ChangeOutcome::kFaster:
+      return Tone::kGood;
+    case stats::ChangeOutcome::kSlower:
+      return Tone::kBad;
+    case stats::ChangeOutcome::kUnchanged:
+      return Tone::kPlain;
+    case stats::ChangeOutcome::kUnknown:
+      return Tone::kUncertain;
   }
   return Tone::kPlain;
 }
@@ -92,9 +96,8 @@ doc::Table SpeedupTable(const ReportDiff& c) {
   doc::Table table("speedups", {"trick", "setting", "old speedup [95% CI]", "new speedup [95% CI]",
                                 "new/old [95% CI]", "p (Holm)", "outcome"});
   for (const auto& s : c.speedups) {
-    table.AddRow({s.trick, SettingName(s.case_name, s.variant),
-                  SpeedupText(s.old_time), SpeedupText(s.new_time),
-                  ChangeText(s.change), FormatP(s.change.p_adjusted),
+    table.AddRow({s.trick, SettingName(s.case_name, s.variant), SpeedupText(s.old_time),
+                  SpeedupText(s.new_time), ChangeText(s.change), FormatP(s.change.p_adjusted),
                   doc::Cell(OutcomeText(s), OutcomeTone(s.change.outcome))});
   }
   return table;
@@ -105,16 +108,17 @@ doc::Table TimesTable(const ReportDiff& c) {
     doc::Table table("times", {"trick", "setting", "old median", "new median", "pairs",
                                "old/new time [95% CI]", "p (Holm)", "outcome"});
     for (const auto& b : c.times) {
-      const std::string setting = SettingName(b.case_name, b.variant) + (b.baseline ? " (baseline)" : "");
+      const std::string setting =
+          SettingName(b.case_name, b.variant) + (b.baseline ? " (baseline)" : "");
       if (!b.change) {
         table.AddRow({b.trick, setting, FormatNs(b.old_median), FormatNs(b.new_median),
                       std::to_string(b.pairs), "-", "-", "not tested (fewer than 2 pairs)"});
         continue;
       }
-      table.AddRow({b.trick, setting, FormatNs(b.old_median), FormatNs(b.new_median),
-                    std::to_string(b.pairs), ChangeText(*b.change), FormatP(b.change->p_adjusted),
-                    doc::Cell(stats::ChangeOutcomeName(b.change->outcome),
-                              OutcomeTone(b.change->outcome))});
+      table.AddRow(
+          {b.trick, setting, FormatNs(b.old_median), FormatNs(b.new_median),
+           std::to_string(b.pairs), ChangeText(*b.change), FormatP(b.change->p_adjusted),
+           doc::Cell(stats::ChangeOutcomeName(b.change->outcome), OutcomeTone(b.change->outcome))});
     }
     return table;
   }
@@ -172,7 +176,8 @@ doc::Document DiffDocument(const ReportDiff& c, std::optional<double> fail_perce
     for (const auto& s : c.not_compared) list.items.push_back(s + " (no timings on both sides)");
     d.sections.push_back({"Not compared", "", {list}, {}});
   }
-  if (!other.items.empty()) d.sections.push_back({"Other environment differences", "", {other}, {}});
+  if (!other.items.empty())
+    d.sections.push_back({"Other environment differences", "", {other}, {}});
   return d;
 }
 

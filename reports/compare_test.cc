@@ -26,11 +26,11 @@ namespace {
 
 using json = nlohmann::ordered_json;
 using testing::Fixture;
-using testing::SimulatedTrick;
-using testing::WriteSimulatedRun;
 using testing::ScratchDir;
+using testing::SimulatedTrick;
 using testing::Slurp;
 using testing::Spit;
+using testing::WriteSimulatedRun;
 
 std::string ReportOf(const std::string& run, const std::string& name) {
   const std::string dir = ScratchDir(name);
@@ -44,7 +44,8 @@ std::string ReportOf(const std::string& run, const std::string& name) {
 // The fixtures (one process, 9 rounds each): alpha_fast's optimized variant is 30 % slower in run_regressed, so
 // its speedup fell from 2.0x to 1.5x.
 TEST(Compare, PlantedRegressionFailsTheCiOption) {
-  const std::string old_r = ReportOf("run", "cmp_old"), new_r = ReportOf("run_regressed", "cmp_new");
+  const std::string old_r = ReportOf("run", "cmp_old"),
+                    new_r = ReportOf("run_regressed", "cmp_new");
   std::ostringstream out, err;
   EXPECT_EQ(CompareMain({old_r, new_r, "--fail_on_regression=10"}, out, err), 1);
   EXPECT_NE(out.str().find("CI check FAILED: 1 regression(s) beyond 10.0%"), std::string::npos)
@@ -63,7 +64,7 @@ TEST(Compare, PlantedRegressionFailsTheCiOption) {
 
 TEST(Compare, UnchangedCodePassesAndShowsTimesUntested) {
   const ReportDiff c = CompareReports(LoadReportOrResult(ReportOf("run", "u_old")),
-                                       LoadReportOrResult(ReportOf("run_again", "u_new")));
+                                      LoadReportOrResult(ReportOf("run_again", "u_new")));
   EXPECT_EQ(Regressions(c, 0), 0);
   EXPECT_EQ(c.speedups.size(), 7u);
   for (const auto& s : c.speedups) {
@@ -100,14 +101,16 @@ stats::Scenario Scenario(int processes, double speedup, double round_sd) {
 // the processes and rounds that would settle it).
 TEST(Compare, ThreeOutcomesOnSimulatedRuns) {
   const auto run = [](const std::string& name, double fall, double gain, uint64_t seed) {
-    return ReportOf(WriteSimulatedRun(ScratchDir(name + "_run"),
-                                      {{"falls", stats::Simulate(Scenario(4, fall, 0.01), seed)},
-                                       {"gains", stats::Simulate(Scenario(4, gain, 0.01), seed + 1)},
-                                       {"same", stats::Simulate(Scenario(4, 1.2, 0.01), seed + 2)},
-                                       {"noisy", stats::Simulate(Scenario(2, 1.2, 0.3), seed + 3)}}),
-                    name);
+    return ReportOf(
+        WriteSimulatedRun(ScratchDir(name + "_run"),
+                          {{"falls", stats::Simulate(Scenario(4, fall, 0.01), seed)},
+                           {"gains", stats::Simulate(Scenario(4, gain, 0.01), seed + 1)},
+                           {"same", stats::Simulate(Scenario(4, 1.2, 0.01), seed + 2)},
+                           {"noisy", stats::Simulate(Scenario(2, 1.2, 0.3), seed + 3)}}),
+        name);
   };
-  const std::string old_r = run("three_old", 1.5, 1.0, 100), new_r = run("three_new", 1.2, 1.3, 200);
+  const std::string old_r = run("three_old", 1.5, 1.0, 100),
+                    new_r = run("three_new", 1.2, 1.3, 200);
   const ReportDiff c = CompareReports(LoadReportOrResult(old_r), LoadReportOrResult(new_r));
   ASSERT_EQ(c.speedups.size(), 4u);
   std::map<std::string, const SpeedupChange*> by;
@@ -132,10 +135,12 @@ TEST(Compare, ThreeOutcomesOnSimulatedRuns) {
   EXPECT_EQ(CompareMain({old_r, new_r, "--fail_on_regression=30"}, out2, err2), 0);
   // --min_effect above the change: neither slower nor faster any more.
   std::ostringstream out3, err3;
-  EXPECT_EQ(CompareMain({old_r, new_r, "--fail_on_regression=10", "--min_effect=30"}, out3, err3), 0);
+  EXPECT_EQ(CompareMain({old_r, new_r, "--fail_on_regression=10", "--min_effect=30"}, out3, err3),
+            0);
   std::ostringstream out4, err4;
   EXPECT_EQ(CompareMain({old_r, new_r, "--alpha=1.5"}, out4, err4), 2);
-  EXPECT_EQ(err4.str(), "compare: bad value for --alpha: '1.5' (expected a level in (0, 1), e.g. 0.05)\n");
+  EXPECT_EQ(err4.str(),
+            "compare: bad value for --alpha: '1.5' (expected a level in (0, 1), e.g. 0.05)\n");
 }
 
 // A report made by hand: one timed setting per entry of `log_speedups`, each with the
@@ -181,7 +186,8 @@ TEST(Compare, HolmCorrectsOverAllSettingsAndTheCiCheckUsesIt) {
   const ReportDiff crowd = CompareReports(HandMade(many, se), HandMade(many_new, se));
   ASSERT_EQ(crowd.speedups.size(), 20u);
   EXPECT_NEAR(crowd.speedups[0].change.p_value, alone.speedups[0].change.p_value, 1e-12);
-  EXPECT_NEAR(crowd.speedups[0].change.p_adjusted, std::min(1.0, 20 * crowd.speedups[0].change.p_value), 1e-12);
+  EXPECT_NEAR(crowd.speedups[0].change.p_adjusted,
+              std::min(1.0, 20 * crowd.speedups[0].change.p_value), 1e-12);
   EXPECT_EQ(crowd.speedups[0].change.outcome, stats::ChangeOutcome::kUnknown);
   EXPECT_EQ(Regressions(crowd, 5), 0);
 }
@@ -195,7 +201,8 @@ TEST(Compare, AbSessionTestsAbsoluteTimesOverThePairs) {
     for (double& x : p) x += std::log(1.2);
   }
   results::AbSession ab{99, results::kAbOld, "/old", "/new", {"old", "new", "new", "old"}};
-  const std::string old_r = ReportOf(WriteSimulatedRun(ScratchDir("ab_old"), {{"alpha", e}}, ab), "ab_old_r");
+  const std::string old_r =
+      ReportOf(WriteSimulatedRun(ScratchDir("ab_old"), {{"alpha", e}}, ab), "ab_old_r");
   ab.role = results::kAbNew;
   const std::string new_r =
       ReportOf(WriteSimulatedRun(ScratchDir("ab_new"), {{"alpha", slower}}, ab), "ab_new_r");
@@ -222,7 +229,8 @@ TEST(Compare, AbSessionTestsAbsoluteTimesOverThePairs) {
   // Reversed, or from two sessions: shown, not tested, saying why.
   const ReportDiff reversed = CompareReports(LoadReportOrResult(new_r), LoadReportOrResult(old_r));
   EXPECT_FALSE(reversed.same_session);
-  EXPECT_NE(reversed.times_note.find("roles are new and old"), std::string::npos) << reversed.times_note;
+  EXPECT_NE(reversed.times_note.find("roles are new and old"), std::string::npos)
+      << reversed.times_note;
   for (const auto& t : reversed.times) EXPECT_FALSE(t.change.has_value());
 }
 
@@ -231,7 +239,8 @@ TEST(Compare, SaysWhenASettingHadOneProcess) {
   const std::string r = ReportOf(WriteSimulatedRun(ScratchDir("one_p"), {{"alpha", e}}), "one_p_r");
   const ReportDiff c = CompareReports(LoadReportOrResult(r), LoadReportOrResult(r));
   EXPECT_EQ(c.one_process, 1);
-  EXPECT_NE(doc::PrintMarkdown(DiffDocument(c, std::nullopt)).find("1 setting(s) were measured in one process"),
+  EXPECT_NE(doc::PrintMarkdown(DiffDocument(c, std::nullopt))
+                .find("1 setting(s) were measured in one process"),
             std::string::npos);
 }
 
@@ -239,9 +248,11 @@ TEST(Compare, NamesMachineStateDifferences) {
   const stats::Experiment e = stats::Simulate(Scenario(2, 1.2, 0.01), 400);
   // 60 s of trick processes on 2 cores: steal 3 s is 2.5 % of the run.
   const std::string quiet = ReportOf(
-      WriteSimulatedRun(ScratchDir("m_quiet"), {{"alpha", e}}, std::nullopt, {0.2, 0.3, 0, 100}), "m_q");
+      WriteSimulatedRun(ScratchDir("m_quiet"), {{"alpha", e}}, std::nullopt, {0.2, 0.3, 0, 100}),
+      "m_q");
   const std::string busy = ReportOf(
-      WriteSimulatedRun(ScratchDir("m_busy"), {{"alpha", e}}, std::nullopt, {2.5, 2.7, 3, 5000}), "m_b");
+      WriteSimulatedRun(ScratchDir("m_busy"), {{"alpha", e}}, std::nullopt, {2.5, 2.7, 3, 5000}),
+      "m_b");
   const ReportDiff c = CompareReports(LoadReportOrResult(quiet), LoadReportOrResult(busy));
   ASSERT_EQ(c.machine.size(), 3u);
   EXPECT_EQ(c.machine[0].rfind("load: old 0.25 (0.12 per core), new 2.60 (1.30 per core)", 0), 0u)
@@ -277,7 +288,7 @@ TEST(Compare, ListsOneSidedTricksAndWarnsOnEnvironment) {
   EXPECT_NE(html.find("beta_memory"), std::string::npos);
 
   const ReportDiff c = CompareReports(LoadReportOrResult(Fixture("run/alpha_fast.json")),
-                                       LoadReportOrResult(Fixture("run/beta_memory.json")));
+                                      LoadReportOrResult(Fixture("run/beta_memory.json")));
   EXPECT_EQ(c.only_old, std::vector<std::string>{"alpha_fast"});
   EXPECT_EQ(c.only_new, std::vector<std::string>{"beta_memory"});
   EXPECT_FALSE(c.geomean_ratio.has_value());

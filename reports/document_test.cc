@@ -27,7 +27,8 @@ bool Has(const std::string& text, const std::string& part) {
 Document Sample() {
   Document d;
   d.title = "A & B";
-  d.blocks.push_back(Paragraph{{Plain("Run "), Code("--x=1"), Plain(" and "), Strong("done"), Plain(".")}});
+  d.blocks.push_back(
+      Paragraph{{Plain("Run "), Code("--x=1"), Plain(" and "), Strong("done"), Plain(".")}});
   d.blocks.push_back(Note{{Strong("Warning:"), Plain(" two machines")}, {"one", "two"}});
   Table t("summary", {"name", "verdict"});
   t.AddRow({Text{Link("alpha", "s-alpha")}, Text{Plain("holds", Tone::kGood), Badge("NOISY")}});
@@ -115,12 +116,17 @@ TEST(Html, PrintsEveryBlock) {
   EXPECT_TRUE(Has(html, "<title>A &amp; B</title>"));
   EXPECT_TRUE(Has(html, "<h1>A &amp; B</h1>"));
   EXPECT_TRUE(Has(html, "<p>Run <code>--x=1</code> and <strong>done</strong>.</p>"));
-  EXPECT_TRUE(Has(html, "<div class=\"note\"><p><strong>Warning:</strong> two machines</p>\n<ul>\n<li>one</li>"));
+  EXPECT_TRUE(
+      Has(html,
+          "<div class=\"note\"><p><strong>Warning:</strong> two machines</p>\n<ul>\n<li>one</li>"));
   EXPECT_TRUE(Has(html, "<section>\n<h2>Top</h2>"));
-  EXPECT_TRUE(Has(html, "<section id=\"s-alpha\">\n<h3>alpha: <span class=\"good\">holds</span></h3>"));
-  EXPECT_TRUE(Has(html, "<table id=\"summary\">\n<thead><tr><th>name</th><th>verdict</th></tr></thead>"));
+  EXPECT_TRUE(
+      Has(html, "<section id=\"s-alpha\">\n<h3>alpha: <span class=\"good\">holds</span></h3>"));
+  EXPECT_TRUE(
+      Has(html, "<table id=\"summary\">\n<thead><tr><th>name</th><th>verdict</th></tr></thead>"));
   EXPECT_TRUE(Has(html, "<td><a href=\"#s-alpha\">alpha</a></td>"));
-  EXPECT_TRUE(Has(html, "<td><span class=\"good\">holds</span><span class=\"badge\">NOISY</span></td>"));
+  EXPECT_TRUE(
+      Has(html, "<td><span class=\"good\">holds</span><span class=\"badge\">NOISY</span></td>"));
   EXPECT_TRUE(Has(html, "<td class=\"bad\">slower</td>"));  // a cell's own tone
   EXPECT_TRUE(Has(html, "<ul>\n<li>first</li>\n<li>second</li>\n</ul>"));
   EXPECT_TRUE(Has(html, "<details><summary>raw</summary>\n<div>1 2 3</div>\n</details>"));
@@ -170,7 +176,8 @@ TEST(Html, EmptyTableKeepsItsHeader) {
   d.title = "t";
   d.blocks.push_back(Table("", {"one"}));
   const std::string html = PrintHtml(d);
-  EXPECT_TRUE(Has(html, "<table>\n<thead><tr><th>one</th></tr></thead>\n<tbody>\n</tbody>\n</table>"));
+  EXPECT_TRUE(
+      Has(html, "<table>\n<thead><tr><th>one</th></tr></thead>\n<tbody>\n</tbody>\n</table>"));
   EXPECT_EQ(WellFormedError(html), "");
 }
 
@@ -197,7 +204,8 @@ TEST(Check, AcceptsTheSample) { EXPECT_EQ(DocumentError(Sample()), ""); }
 TEST(Check, RowWiderThanItsTable) {
   Document d = Sample();
   std::get<Table>(d.sections[0].blocks[0]).AddRow({"a", "b", "c"});
-  EXPECT_EQ(Refusal(d), "document 'A & B': section 'Top': table 'summary' row 3: 3 cells for 2 columns");
+  EXPECT_EQ(Refusal(d),
+            "document 'A & B': section 'Top': table 'summary' row 3: 3 cells for 2 columns");
 }
 
 TEST(Check, RowInANestedSectionIsLocated) {
@@ -212,7 +220,8 @@ TEST(Check, RowInANestedSectionIsLocated) {
 TEST(Check, LinkToNoSection) {
   Document d = Sample();
   d.sections[0].sections[0].anchor = "renamed";
-  EXPECT_EQ(Refusal(d), "document 'A & B': section 'Top': link to 's-alpha': no section has that anchor");
+  EXPECT_EQ(Refusal(d),
+            "document 'A & B': section 'Top': link to 's-alpha': no section has that anchor");
 }
 
 TEST(Check, AnchorsAreUnique) {
@@ -228,20 +237,23 @@ TEST(Check, ChartValuesMustBeDrawable) {
   for (double bad : {0.0, -1.0, std::nan(""), double(INFINITY)}) {
     Document d = Sample();
     std::get<IntervalChart>(d.sections[1].blocks[0]).rows[0].low = bad;
-    EXPECT_EQ(DocumentError(d), "section 'Charts': chart 'speedups' row 'alpha': values must be "
-                                "positive and finite on a log axis")
+    EXPECT_EQ(DocumentError(d),
+              "section 'Charts': chart 'speedups' row 'alpha': values must be "
+              "positive and finite on a log axis")
         << bad;
   }
   Document d = Sample();
   auto& row = std::get<IntervalChart>(d.sections[1].blocks[0]).rows[0];
   row.low = 3;  // above high
   EXPECT_EQ(DocumentError(d), "section 'Charts': chart 'speedups' row 'alpha': low above high");
-  for (const IntervalChart::Band bad : {IntervalChart::Band{2, 1, "x"}, IntervalChart::Band{-1, 2, "x"},
-                                        IntervalChart::Band{1, 1, "x"}}) {
+  for (const IntervalChart::Band bad :
+       {IntervalChart::Band{2, 1, "x"}, IntervalChart::Band{-1, 2, "x"},
+        IntervalChart::Band{1, 1, "x"}}) {
     Document c = Sample();
     std::get<IntervalChart>(c.sections[1].blocks[0]).rows[0].claimed = {bad};
-    EXPECT_EQ(DocumentError(c), "section 'Charts': chart 'speedups' row 'alpha': claimed band "
-                                "needs 0 <= low < high");
+    EXPECT_EQ(DocumentError(c),
+              "section 'Charts': chart 'speedups' row 'alpha': claimed band "
+              "needs 0 <= low < high");
   }
   Document open = Sample();  // open ends are what a claim without figures has
   std::get<IntervalChart>(open.sections[1].blocks[0]).rows[0].claimed = {
@@ -250,7 +262,8 @@ TEST(Check, ChartValuesMustBeDrawable) {
   EXPECT_NE(PrintHtml(open).find("<title>claimed: faster</title>"), std::string::npos);
   Document m = Sample();
   std::get<ChangeChart>(m.sections[1].blocks[1]).rows[0].change = std::nan("");
-  EXPECT_EQ(Refusal(m), "document 'A & B': section 'Charts': chart 'memory' row 'alpha': change not finite");
+  EXPECT_EQ(Refusal(m),
+            "document 'A & B': section 'Charts': chart 'memory' row 'alpha': change not finite");
 }
 
 TEST(Check, TablesNeedColumnsAndSectionsTitles) {

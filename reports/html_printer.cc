@@ -27,12 +27,18 @@ section section{border-top:1px solid #d0d7de;padding-top:6px}
 
 std::string ToneClass(Tone t) {
   switch (t) {
-    case Tone::kPlain: return "";
-    case Tone::kGood: return "good";
-    case Tone::kBad: return "bad";
-    case Tone::kUncertain: return "uncertain";
-    case Tone::kMuted: return "muted";
-    case Tone::kFlagged: return "flagged";
+    case Tone::kPlain:
+      return "";
+    case Tone::kGood:
+      return "good";
+    case Tone::kBad:
+      return "bad";
+    case Tone::kUncertain:
+      return "uncertain";
+    case Tone::kMuted:
+      return "muted";
+    case Tone::kFlagged:
+      return "flagged";
   }
   return "";
 }
@@ -40,12 +46,18 @@ std::string ToneClass(Tone t) {
 // Chart marks carry the tone as a colour (SVG fill and stroke do not take the classes).
 std::string ToneColour(Tone t) {
   switch (t) {
-    case Tone::kPlain: return "#24292f";
-    case Tone::kGood: return "#1a7f37";
-    case Tone::kBad: return "#cf222e";
-    case Tone::kUncertain: return "#9a6700";
-    case Tone::kMuted: return "#8c959f";
-    case Tone::kFlagged: return "#d4a72c";
+    case Tone::kPlain:
+      return "#24292f";
+    case Tone::kGood:
+      return "#1a7f37";
+    case Tone::kBad:
+      return "#cf222e";
+    case Tone::kUncertain:
+      return "#9a6700";
+    case Tone::kMuted:
+      return "#8c959f";
+    case Tone::kFlagged:
+      return "#d4a72c";
   }
   return "#24292f";
 }
@@ -61,12 +73,22 @@ std::string Inline(const Text& t) {
     const std::string text = HtmlEscape(span.text);
     switch (span.kind) {
       case Span::Kind::kPlain:
-        out += span.tone == Tone::kPlain ? text : "<span" + ClassAttribute(span.tone) + ">" + text + "</span>";
+        out += span.tone == Tone::kPlain
+                   ? text
+                   : "<span" + ClassAttribute(span.tone) + ">" + text + "</span>";
         break;
-      case Span::Kind::kStrong: out += "<strong>" + text + "</strong>"; break;
-      case Span::Kind::kCode: out += "<code>" + text + "</code>"; break;
-      case Span::Kind::kLink: out += "<a href=\"#" + HtmlEscape(span.anchor) + "\">" + text + "</a>"; break;
-      case Span::Kind::kBadge: out += "<span class=\"badge\">" + text + "</span>"; break;
+      case Span::Kind::kStrong:
+        out += "<strong>" + text + "</strong>";
+        break;
+      case Span::Kind::kCode:
+        out += "<code>" + text + "</code>";
+        break;
+      case Span::Kind::kLink:
+        out += "<a href=\"#" + HtmlEscape(span.anchor) + "\">" + text + "</a>";
+        break;
+      case Span::Kind::kBadge:
+        out += "<span class=\"badge\">" + text + "</span>";
+        break;
     }
   }
   return out;
@@ -80,7 +102,8 @@ constexpr int kLabelWidth = 330, kPlotWidth = 460, kRowHeight = 22, kTop = 26;
 std::string SvgOpen(const std::string& description, int width, int height) {
   std::ostringstream s;
   s << "<svg class=\"chart\" role=\"img\" aria-label=\"" << HtmlEscape(description) << "\" width=\""
-    << width << "\" height=\"" << height << "\" viewBox=\"0 0 " << width << " " << height << "\">\n";
+    << width << "\" height=\"" << height << "\" viewBox=\"0 0 " << width << " " << height
+    << "\">\n";
   return s.str();
 }
 
@@ -128,8 +151,9 @@ std::string Svg(const IntervalChart& c) {
     }
     s << "<text x=\"" << kLabelWidth - 8 << "\" y=\"" << Num(y + 4) << "\" text-anchor=\"end\">"
       << HtmlEscape(row.label) << "</text><line x1=\"" << Num(x(row.low)) << "\" x2=\""
-      << Num(x(row.high)) << "\" y1=\"" << Num(y) << "\" y2=\"" << Num(y) << "\" stroke=\"" << colour
-      << "\" stroke-width=\"3\"" << (row.tentative ? " stroke-dasharray=\"4 3\"" : "") << "/>"
+      << Num(x(row.high)) << "\" y1=\"" << Num(y) << "\" y2=\"" << Num(y) << "\" stroke=\""
+      << colour << "\" stroke-width=\"3\"" << (row.tentative ? " stroke-dasharray=\"4 3\"" : "")
+      << "/>"
       << "<circle cx=\"" << Num(x(row.estimate)) << "\" cy=\"" << Num(y) << "\" r=\"5\" fill=\""
       << colour << "\"><title>" << HtmlEscape(row.tooltip) << "</title></circle>\n";
   }
@@ -145,7 +169,9 @@ std::string Svg(const ChangeChart& c) {
   const int height = kTop + kRowHeight * static_cast<int>(c.rows.size()) + 10;
   const int width = kLabelWidth + kPlotWidth + 90;
   const double zero = kLabelWidth + kPlotWidth / 2.0;
-  auto x = [&](double f) { return zero + std::max(-1.0, std::min(1.0, f / span)) * kPlotWidth / 2.0; };
+  auto x = [&](double f) {
+    return zero + std::max(-1.0, std::min(1.0, f / span)) * kPlotWidth / 2.0;
+  };
   std::ostringstream s;
   s << SvgOpen(c.description, width, height);
   for (double f : {-span, -span / 2, 0.0, span / 2, span}) {
@@ -154,12 +180,14 @@ std::string Svg(const ChangeChart& c) {
   for (size_t i = 0; i < c.rows.size(); ++i) {
     const auto& row = c.rows[i];
     const double y = kTop + kRowHeight * i + 4;
-    const double x0 = std::min(x(0), x(row.change)), w = std::max(1.0, std::fabs(x(row.change) - x(0)));
+    const double x0 = std::min(x(0), x(row.change)),
+                 w = std::max(1.0, std::fabs(x(row.change) - x(0)));
     s << "<text x=\"" << kLabelWidth - 8 << "\" y=\"" << Num(y + 12) << "\" text-anchor=\"end\">"
-      << HtmlEscape(row.label) << "</text><rect x=\"" << Num(x0) << "\" y=\"" << Num(y) << "\" width=\""
-      << Num(w) << "\" height=\"14\" fill=\"" << ToneColour(row.tone) << "\"><title>"
-      << HtmlEscape(row.tooltip) << "</title></rect><text x=\"" << Num(kLabelWidth + kPlotWidth + 6)
-      << "\" y=\"" << Num(y + 12) << "\">" << HtmlEscape(FormatPercent(row.change)) << "</text>\n";
+      << HtmlEscape(row.label) << "</text><rect x=\"" << Num(x0) << "\" y=\"" << Num(y)
+      << "\" width=\"" << Num(w) << "\" height=\"14\" fill=\"" << ToneColour(row.tone)
+      << "\"><title>" << HtmlEscape(row.tooltip) << "</title></rect><text x=\""
+      << Num(kLabelWidth + kPlotWidth + 6) << "\" y=\"" << Num(y + 12) << "\">"
+      << HtmlEscape(FormatPercent(row.change)) << "</text>\n";
   }
   s << "</svg>\n";
   return s.str();
@@ -170,7 +198,8 @@ class Printer {
   std::string Run(const Document& d) {
     const std::string title = HtmlEscape(d.title);
     h_ << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" << title
-       << "</title>\n<style>\n" << kCss << "</style>\n</head>\n<body>\n<h1>" << title << "</h1>\n";
+       << "</title>\n<style>\n"
+       << kCss << "</style>\n</head>\n<body>\n<h1>" << title << "</h1>\n";
     Blocks(d.blocks);
     for (const Section& s : d.sections) OneSection(s, 2);
     h_ << "</body>\n</html>\n";
@@ -213,7 +242,8 @@ class Printer {
     h_ << "</tr></thead>\n<tbody>\n";
     for (const auto& row : t.rows) {
       h_ << "<tr>";
-      for (const Cell& c : row) h_ << "<td" << ClassAttribute(c.tone) << ">" << Inline(c.text) << "</td>";
+      for (const Cell& c : row)
+        h_ << "<td" << ClassAttribute(c.tone) << ">" << Inline(c.text) << "</td>";
       h_ << "</tr>\n";
     }
     h_ << "</tbody>\n</table>\n";
@@ -245,12 +275,23 @@ std::string HtmlEscape(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;

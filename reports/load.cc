@@ -89,7 +89,8 @@ Trick TrickOf(const results::ResultFile& file) {
 // file's status (run_all saw the process: a crash after writing is a crash). A failed
 // check in any process makes the trick invalid (it is about the trick, not the
 // machine); other failures leave that process out, noted, when another one measured.
-Trick MergeProcesses(const std::string& run_dir, const std::vector<const results::IndexEntry*>& entries,
+Trick MergeProcesses(const std::string& run_dir,
+                     const std::vector<const results::IndexEntry*>& entries,
                      std::vector<FileEnvironment>* environments) {
   const auto read = [&](const results::IndexEntry& e, std::string* file) {
     *file = (fs::path(run_dir) / *e.result).string();
@@ -133,8 +134,8 @@ Trick MergeProcesses(const std::string& run_dir, const std::vector<const results
   for (const auto* e : entries) {
     if (e->outcome != results::RunOutcome::kOk || !e->result) {
       t.process_notes.push_back("process " + std::to_string(e->process) + ": " +
-                                results::Name(e->outcome) + (e->reason.empty() ? "" : ": " + e->reason) +
-                                " (left out)");
+                                results::Name(e->outcome) +
+                                (e->reason.empty() ? "" : ": " + e->reason) + " (left out)");
       continue;
     }
     std::string file;
@@ -183,7 +184,8 @@ Trick TrickFromResult(const results::Json& result, const std::string& file,
 }
 
 Report MergeRun(const std::string& run_dir) {
-  if (!fs::is_directory(run_dir)) throw InputError(run_dir, "", "not a folder (expected a run folder)");
+  if (!fs::is_directory(run_dir))
+    throw InputError(run_dir, "", "not a folder (expected a run folder)");
   const std::string index_path = (fs::path(run_dir) / "index.json").string();
   const results::RunIndex index = results::ReadRunIndex(index_path);
   // results/ accepts an empty index (a run stopped before its first trick); a report

@@ -30,10 +30,18 @@ std::string Inline(const Text& t, bool in_table) {
     if (in_table) text = MarkdownCell(text);
     switch (span.kind) {
       case Span::Kind::kPlain:
-      case Span::Kind::kLink: out += text; break;
-      case Span::Kind::kStrong: out += "**" + text + "**"; break;
-      case Span::Kind::kCode: out += CodeSpan(text); break;
-      case Span::Kind::kBadge: out += " (" + text + ")"; break;
+      case Span::Kind::kLink:
+        out += text;
+        break;
+      case Span::Kind::kStrong:
+        out += "**" + text + "**";
+        break;
+      case Span::Kind::kCode:
+        out += CodeSpan(text);
+        break;
+      case Span::Kind::kBadge:
+        out += " (" + text + ")";
+        break;
     }
   }
   return out;
@@ -111,9 +119,12 @@ class Printer {
 std::string MarkdownCell(const std::string& s) {
   std::string out;
   for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n' || c == '\r') out += ' ';
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n' || c == '\r')
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }

@@ -96,7 +96,8 @@ TEST(Grading, ATrickHoldsOnlyWhenEveryClaimedEffectHolds) {
   EXPECT_EQ(g.grades, (std::vector<Grade>{Grade::kHolds, Grade::kNoEffect}));
   EXPECT_EQ(g.setting, Verdict::kPartly);
   EXPECT_EQ(g.trick, Verdict::kPartly);
-  EXPECT_EQ(g.detail, "holds for 1 of 2 claimed effects measured here (memory 0 of 1; time 1 of 1)");
+  EXPECT_EQ(g.detail,
+            "holds for 1 of 2 claimed effects measured here (memory 0 of 1; time 1 of 1)");
 }
 
 TEST(Grading, AFigureIsGradedNotJustTheDirection) {
@@ -129,23 +130,24 @@ TEST(Rounds, ATricksOwnEnvironmentIsItsNoteAndADifferenceBetweenItsProcessesAWar
   // The second trick sets its own determinism flags (as deterministic_algorithms does):
   // every one of its processes differs from the run alike, so it says so in its own
   // notes; its third process has another LibTorch, which the run warns about.
-  const std::string dir = WriteSimulatedRun(
-      ScratchDir("env"), {{"alpha", stats::Simulate(Quiet(3, 1.25), 1)},
-                          {"beta", stats::Simulate(Quiet(3, 1.25), 2)},
-                          {"gamma", stats::Simulate(Quiet(3, 1.25), 3)}});
+  const std::string dir =
+      WriteSimulatedRun(ScratchDir("env"), {{"alpha", stats::Simulate(Quiet(3, 1.25), 1)},
+                                            {"beta", stats::Simulate(Quiet(3, 1.25), 2)},
+                                            {"gamma", stats::Simulate(Quiet(3, 1.25), 3)}});
   for (const std::string trick : {"alpha", "beta", "gamma"}) {
     for (int k = 1; k <= 3; ++k) {
       const std::string path = dir + "/" + trick + ".p" + std::to_string(k) + ".json";
       json j = json::parse(Slurp(path));
-      j["context"]["determinism"] = "deterministic_algorithms=" + std::string(trick == "beta" ? "1" : "0");
+      j["context"]["determinism"] =
+          "deterministic_algorithms=" + std::string(trick == "beta" ? "1" : "0");
       if (trick == "beta" && k == 3) j["context"]["torch_version"] = "2.10.0";
       Spit(path, j.dump());
     }
   }
   const Report r = MergeRun(dir);
-  EXPECT_EQ(r.environment_notes,
-            (std::vector<std::string>{
-                "beta (process 3): torch_version=2.10.0 (the run's: 2.11.0)"}));
+  EXPECT_EQ(
+      r.environment_notes,
+      (std::vector<std::string>{"beta (process 3): torch_version=2.10.0 (the run's: 2.11.0)"}));
   EXPECT_EQ(r.environment.at("determinism"), "deterministic_algorithms=0");
   EXPECT_EQ(r.environment.at("torch_version"), "2.11.0");
   EXPECT_EQ(r.tricks[1].process_notes.back(),
@@ -159,9 +161,9 @@ TEST(Rounds, ATricksOwnEnvironmentIsItsNoteAndADifferenceBetweenItsProcessesAWar
 // A trick that records less (skipped before measuring: no num_cpus, no BLAS) is missing
 // those keys, not different: no warning, whichever trick comes first.
 TEST(Rounds, AKeyAFileDoesNotRecordIsNoDifference) {
-  const std::string dir = WriteSimulatedRun(
-      ScratchDir("env_missing"), {{"alpha", stats::Simulate(Quiet(2, 1.25), 1)},
-                                  {"beta", stats::Simulate(Quiet(2, 1.25), 2)}});
+  const std::string dir =
+      WriteSimulatedRun(ScratchDir("env_missing"), {{"alpha", stats::Simulate(Quiet(2, 1.25), 1)},
+                                                    {"beta", stats::Simulate(Quiet(2, 1.25), 2)}});
   for (const std::string trick : {"alpha", "beta"}) {
     for (int k = 1; k <= 2; ++k) {
       const std::string path = dir + "/" + trick + ".p" + std::to_string(k) + ".json";
@@ -182,9 +184,9 @@ TEST(Rounds, AKeyAFileDoesNotRecordIsNoDifference) {
 
 TEST(Rounds, SeveralProcessesBootstrapAndRerenderIdentically) {
   stats::Scenario sc = Quiet(10, 1.1);
-  const std::string dir =
-      WriteSimulatedRun(ScratchDir("ten"), {{"alpha", stats::Simulate(sc, 2)},
-                                           {"beta", stats::Simulate(Quiet(3, 1.0), 3)}});
+  const std::string dir = WriteSimulatedRun(
+      ScratchDir("ten"),
+      {{"alpha", stats::Simulate(sc, 2)}, {"beta", stats::Simulate(Quiet(3, 1.0), 3)}});
   const Report r = MergeRun(dir);
   EXPECT_EQ(r.processes, 10);
   EXPECT_EQ(r.tricks[0].processes, 10);
@@ -205,14 +207,16 @@ TEST(Rounds, SeveralProcessesBootstrapAndRerenderIdentically) {
 TEST(Rounds, ImpreciseIsInconclusiveWithProcessesAndRoundsToSettleIt) {
   stats::Scenario sc = Quiet(3, 1.0);
   sc.process_effect_sd = 0.15;  // processes disagree: only more processes help
-  const Report r = MergeRun(WriteSimulatedRun(ScratchDir("imprecise"), {{"alpha", stats::Simulate(sc, 4)}}));
+  const Report r =
+      MergeRun(WriteSimulatedRun(ScratchDir("imprecise"), {{"alpha", stats::Simulate(sc, 4)}}));
   const VariantEffect& x = r.tricks[0].effects[0];
   EXPECT_TRUE(x.time.imprecise);
   EXPECT_GT(x.time.half_width, kImpreciseHalfWidth);
   EXPECT_EQ(x.verdict, Verdict::kInconclusive) << x.verdict_detail;
   ASSERT_TRUE(x.processes_to_settle.has_value());
   EXPECT_GT(*x.processes_to_settle, 3);
-  EXPECT_NE(x.verdict_detail.find("imprecise (the interval is wider than"), std::string::npos) << x.verdict_detail;
+  EXPECT_NE(x.verdict_detail.find("imprecise (the interval is wider than"), std::string::npos)
+      << x.verdict_detail;
   EXPECT_NE(x.verdict_detail.find(" processes x "), std::string::npos) << x.verdict_detail;
   EXPECT_TRUE(r.tricks[0].imprecise);
   const ReportCounts n = Count(r);
@@ -224,13 +228,15 @@ TEST(Rounds, ImpreciseIsInconclusiveWithProcessesAndRoundsToSettleIt) {
 }
 
 TEST(Rounds, OneProcessSaysItsIntervalLeavesOutProcesses) {
-  const Report r = MergeRun(WriteSimulatedRun(ScratchDir("one"), {{"alpha", stats::Simulate(Quiet(1, 1.3), 5)}}));
+  const Report r = MergeRun(
+      WriteSimulatedRun(ScratchDir("one"), {{"alpha", stats::Simulate(Quiet(1, 1.3), 5)}}));
   EXPECT_EQ(r.tricks[0].effects[0].time.method, "rounds");
   EXPECT_NE(r.tricks[0].effects[0].verdict_detail.find("one process"), std::string::npos);
 }
 
 TEST(Rounds, FailedProcessIsLeftOutAndNotedInvalidOneDecides) {
-  const std::string dir = WriteSimulatedRun(ScratchDir("left_out"), {{"alpha", stats::Simulate(Quiet(3, 1.2), 6)}});
+  const std::string dir =
+      WriteSimulatedRun(ScratchDir("left_out"), {{"alpha", stats::Simulate(Quiet(3, 1.2), 6)}});
   json index = json::parse(Slurp(dir + "/index.json"));
   index["tricks"][1]["outcome"] = "timeout";
   index["tricks"][1]["reason"] = "over 300 s";
@@ -262,7 +268,8 @@ TEST(Rounds, FaultsAndPreemptionsAreShownWhereLarge) {
 }
 
 TEST(Rounds, OlderReportIsRefusedWithWhatToDo) {
-  const std::string dir = WriteSimulatedRun(ScratchDir("old_report"), {{"alpha", stats::Simulate(Quiet(2, 1.2), 9)}});
+  const std::string dir =
+      WriteSimulatedRun(ScratchDir("old_report"), {{"alpha", stats::Simulate(Quiet(2, 1.2), 9)}});
   std::ostringstream out, err;
   ASSERT_EQ(ReportMain({dir}, out, err), 0) << err.str();
   json j = json::parse(Slurp(dir + "/report.json"));
@@ -277,7 +284,8 @@ TEST(Rounds, OlderReportIsRefusedWithWhatToDo) {
 }
 
 TEST(Rounds, BadRoundFieldsInAReportNameTheField) {
-  const std::string dir = WriteSimulatedRun(ScratchDir("bad_fields"), {{"alpha", stats::Simulate(Quiet(2, 1.2), 11)}});
+  const std::string dir =
+      WriteSimulatedRun(ScratchDir("bad_fields"), {{"alpha", stats::Simulate(Quiet(2, 1.2), 11)}});
   const json good = ReportToJson(MergeRun(dir));
   const auto error = [&](const std::function<void(json&)>& change) {
     json j = good;
@@ -295,8 +303,13 @@ TEST(Rounds, BadRoundFieldsInAReportNameTheField) {
             "r.json: tricks[0].variants[1].log_ratios: no round (settings.rounds is 15)");
   EXPECT_EQ(error([](json& j) { j["tricks"][0]["variants"][0]["process_medians_ns"][0] = -1; }),
             "r.json: tricks[0].variants[0].process_medians_ns[0]: negative time -1.000");
-  EXPECT_EQ(error([](json& j) { j["ab"] = {{"seed", 1}, {"role", "both"}, {"old_bin_dir", ""},
-                                           {"new_bin_dir", ""}, {"order", json::array()}}; }),
+  EXPECT_EQ(error([](json& j) {
+              j["ab"] = {{"seed", 1},
+                         {"role", "both"},
+                         {"old_bin_dir", ""},
+                         {"new_bin_dir", ""},
+                         {"order", json::array()}};
+            }),
             "r.json: ab.role: expected \"old\" or \"new\", got 'both'");
   EXPECT_EQ(error([](json& j) { j["machine"].erase("steal_seconds"); }),
             "r.json: machine.steal_seconds: missing");
@@ -305,7 +318,8 @@ TEST(Rounds, BadRoundFieldsInAReportNameTheField) {
 // A run folder holding a schema 1 file (from before paired rounds) is refused, naming
 // the file and saying to rerun; a schema 2 process merges with schema 3 ones.
 TEST(Rounds, Schema1ProcessesAreRefusedSchema2OnesMerge) {
-  const std::string dir = WriteSimulatedRun(ScratchDir("mixed"), {{"alpha", stats::Simulate(Quiet(2, 1.2), 10)}});
+  const std::string dir =
+      WriteSimulatedRun(ScratchDir("mixed"), {{"alpha", stats::Simulate(Quiet(2, 1.2), 10)}});
   const Report all3 = MergeRun(dir);
   json p2 = json::parse(Slurp(dir + "/alpha.p2.json"));
   p2["trickbench"]["schema_version"] = 2;

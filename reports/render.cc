@@ -23,11 +23,16 @@ constexpr char kImpreciseMark[] = "imprecise";
 
 Tone VerdictTone(Verdict v) {
   switch (v) {
-    case Verdict::kHolds: return Tone::kGood;
-    case Verdict::kDoesNotHold: return Tone::kBad;
-    case Verdict::kInconclusive: return Tone::kUncertain;
-    case Verdict::kNotApplicable: return Tone::kMuted;
-    case Verdict::kPartly: return Tone::kUncertain;
+    case Verdict::kHolds:
+      return Tone::kGood;
+    case Verdict::kDoesNotHold:
+      return Tone::kBad;
+    case Verdict::kInconclusive:
+      return Tone::kUncertain;
+    case Verdict::kNotApplicable:
+      return Tone::kMuted;
+    case Verdict::kPartly:
+      return Tone::kUncertain;
   }
   return Tone::kMuted;
 }
@@ -99,10 +104,10 @@ Text RunLine(const Report& r) {
 std::string SummaryLine(const Report& r) {
   const ReportCounts n = Count(r);
   return std::to_string(n.tricks) + " tricks: " + std::to_string(n.holds) + " hold, " +
-         std::to_string(n.partly) + " hold in part, " + std::to_string(n.does_not_hold) + " do not hold here, " + std::to_string(n.inconclusive) +
-         " inconclusive, " + std::to_string(n.not_applicable) + " not applicable; " +
-         std::to_string(n.imprecise) + " of " + std::to_string(n.settings) +
-         " timed settings imprecise (interval wider than ±" +
+         std::to_string(n.partly) + " hold in part, " + std::to_string(n.does_not_hold) +
+         " do not hold here, " + std::to_string(n.inconclusive) + " inconclusive, " +
+         std::to_string(n.not_applicable) + " not applicable; " + std::to_string(n.imprecise) +
+         " of " + std::to_string(n.settings) + " timed settings imprecise (interval wider than ±" +
          FormatPercent(kImpreciseHalfWidth, 0, false) + ", marked " + kImpreciseMark +
          "; a finding only where the whole interval lies beyond ±" +
          FormatPercent(kNoEffectBand, 0, false) + ").";
@@ -116,9 +121,11 @@ std::string MethodLine(const Report& r) {
          "too narrow); p = sign-flip test over processes (from 6), else t; significant below " +
          FormatFixed(kAlpha, 2) + "; imprecise = interval half-width above " +
          FormatPercent(kImpreciseHalfWidth, 0, false) + "; an effect counts when it is beyond ±" +
-         FormatPercent(kNoEffectBand, 0, false) + " (interval wholly beyond, or a significant "
+         FormatPercent(kNoEffectBand, 0, false) +
+         " (interval wholly beyond, or a significant "
          "estimate beyond with a precise interval); no effect = interval within ±" +
-         FormatPercent(kNoEffectBand, 0, false) + ", or a precise interval around an estimate "
+         FormatPercent(kNoEffectBand, 0, false) +
+         ", or a precise interval around an estimate "
          "within it.";
 }
 
@@ -171,8 +178,8 @@ doc::Table ClaimsTable(const Trick& t) {
   doc::Table table("", {"setting", "claimed", "measured", "grade", "why"});
   for (const VariantEffect& e : t.effects) {
     for (const ClaimGrade& g : e.grades) {
-      table.AddRow({Setting(e), g.claimed, g.measured,
-                    Cell(GradeName(g.grade), GradeTone(g.grade)), g.detail});
+      table.AddRow({Setting(e), g.claimed, g.measured, Cell(GradeName(g.grade), GradeTone(g.grade)),
+                    g.detail});
     }
   }
   return table;
@@ -194,7 +201,8 @@ doc::Table SummaryTable(const Report& r) {
                                "peak memory", "verdict"});
   for (const Trick& t : r.tricks) {
     const Text trick{doc::Link(t.id, Anchor(t))};
-    const Text outcome = t.outcome == results::RunOutcome::kOk ? Text() : Text(" (" + OutcomeText(t) + ")");
+    const Text outcome =
+        t.outcome == results::RunOutcome::kOk ? Text() : Text(" (" + OutcomeText(t) + ")");
     if (t.effects.empty()) {
       Text verdict = VerdictText(t.verdict, false);
       verdict += Text(" (" + OutcomeText(t) + ")");
@@ -219,13 +227,15 @@ doc::IntervalChart SpeedupChart(const Report& r) {
     for (const VariantEffect& e : t.effects) {
       if (!e.timed) continue;
       const std::string mark = e.time.imprecise ? std::string(" (") + kImpreciseMark + ")" : "";
-      doc::IntervalChart::Row row{t.id + " " + Setting(e) + mark, e.time.speedup, e.time.low,
-                                  e.time.high,
-                                  e.time.imprecise ? Tone::kMuted : VerdictTone(e.verdict),
-                                  e.time.imprecise,
-                                  SpeedupText(e) + ", p=" + FormatP(e.time.p_value) + ", " +
-                                      VerdictName(e.verdict) + mark,
-                                  {}};
+      doc::IntervalChart::Row row{
+          t.id + " " + Setting(e) + mark,
+          e.time.speedup,
+          e.time.low,
+          e.time.high,
+          e.time.imprecise ? Tone::kMuted : VerdictTone(e.verdict),
+          e.time.imprecise,
+          SpeedupText(e) + ", p=" + FormatP(e.time.p_value) + ", " + VerdictName(e.verdict) + mark,
+          {}};
       for (const ClaimGrade& g : e.grades) {  // claims for another device are not drawn
         if (g.expectation.metric != "time" || g.grade == Grade::kNotApplicable) continue;
         const SpeedupRange claimed = ClaimedSpeedups(g.expectation);
@@ -246,7 +256,10 @@ doc::ChangeChart MemoryChart(const Report& r) {
       if (!e.memory_change) continue;
       const double f = *e.memory_change;
       chart.rows.push_back({t.id + " " + Setting(e), f,
-                            f < 0 ? Tone::kGood : f > 0 ? Tone::kBad : Tone::kMuted, MemoryText(e)});
+                            f < 0   ? Tone::kGood
+                            : f > 0 ? Tone::kBad
+                                    : Tone::kMuted,
+                            MemoryText(e)});
     }
   }
   return chart;
@@ -256,8 +269,8 @@ doc::Table ReproducibilityTable(const Report& r) {
   doc::Table table("reproducibility", {"trick", "reproduced variant", "bitwise reproducible",
                                        "matches baseline", "tolerance"});
   for (const Trick& t : r.tricks) {
-    const bool reproducible = t.reproducibility && t.reproducibility->checked &&
-                              t.reproducibility->bitwise_reproducible;
+    const bool reproducible =
+        t.reproducibility && t.reproducibility->checked && t.reproducibility->bitwise_reproducible;
     const bool irreproducible = t.reproducibility && t.reproducibility->checked && !reproducible;
     table.AddRow({t.id, t.reproduced_variant.empty() ? "-" : t.reproduced_variant,
                   Cell(ReproText(t), irreproducible ? Tone::kBad : Tone::kPlain),
@@ -280,7 +293,8 @@ std::string InterferenceText(const Variant& v) {
     out = FormatFixed(v.faults_per_iteration, 1) + " page faults/iteration";
   }
   if (v.switches_per_sample >= kManySwitchesPerSample) {
-    out += (out.empty() ? "" : ", ") + FormatFixed(v.switches_per_sample, 1) + " preemptions/sample";
+    out +=
+        (out.empty() ? "" : ", ") + FormatFixed(v.switches_per_sample, 1) + " preemptions/sample";
   }
   return out.empty() ? "-" : out;
 }
@@ -296,15 +310,18 @@ doc::Table VariantTable(const Trick& t) {
   doc::Table table("", {"setting", "median", "IQR (/median)", "CV", "samples", "process medians",
                         "interference", "peak memory", "equivalent", "active"});
   for (const Variant& v : t.variants) {
-    const std::string setting = SettingName(v.case_name, v.name) + (v.baseline ? " (baseline)" : "");
+    const std::string setting =
+        SettingName(v.case_name, v.name) + (v.baseline ? " (baseline)" : "");
     const results::VariantCheck& check = v.check;
-    const Cell equivalent = v.baseline         ? Cell("-")
-                            : check.equivalent ? Cell("yes")
-                                               : Cell("NO: " + check.equivalence_detail, Tone::kBad);
-    const Cell active = check.active ? Cell("yes") : Cell("NO: " + check.inactive_reason, Tone::kBad);
+    const Cell equivalent = v.baseline ? Cell("-")
+                            : check.equivalent
+                                ? Cell("yes")
+                                : Cell("NO: " + check.equivalence_detail, Tone::kBad);
+    const Cell active =
+        check.active ? Cell("yes") : Cell("NO: " + check.inactive_reason, Tone::kBad);
     if (v.samples_ns.empty()) {
-      table.AddRow({setting, "-", "-", "-", "0", "-", "-", FormatBytes(check.peak_bytes), equivalent,
-                    active});
+      table.AddRow({setting, "-", "-", "-", "0", "-", "-", FormatBytes(check.peak_bytes),
+                    equivalent, active});
       continue;
     }
     const std::string interference = InterferenceText(v);
@@ -339,10 +356,10 @@ doc::Section TrickSection(const Trick& t) {
       doc::Paragraph{"Outcome: " + OutcomeText(t) + ". Verdict: " + t.verdict_detail + "."});
   if (!t.device.empty()) {
     // A trick skipped, invalid or only checked has no rounds: say so, not "0 rounds".
-    const std::string design =
-        t.rounds > 0 ? std::to_string(t.processes) + " process(es) x " + std::to_string(t.rounds) +
-                           " paired rounds x " + FormatFixed(t.min_time, 3) + " s"
-                     : "not timed";
+    const std::string design = t.rounds > 0 ? std::to_string(t.processes) + " process(es) x " +
+                                                  std::to_string(t.rounds) + " paired rounds x " +
+                                                  FormatFixed(t.min_time, 3) + " s"
+                                            : "not timed";
     s.blocks.push_back(doc::Paragraph{"Device " + t.device + ", " + std::to_string(t.threads) +
                                       " threads, " + design + ", seed " + std::to_string(t.seed) +
                                       "."});
@@ -371,7 +388,7 @@ doc::Section TrickSection(const Trick& t) {
         (t.reproducibility->detail.empty() ? "" : ": " + t.reproducibility->detail)});
   }
   doc::Details samples{t.rounds > 0 ? "raw samples (one per round, processes in order)"
-                                     : "raw samples (one per repetition)",
+                                    : "raw samples (one per repetition)",
                        {}};
   for (const Variant& v : t.variants) {
     if (v.samples_ns.empty()) continue;
@@ -400,8 +417,10 @@ doc::Document ReportDocument(const Report& r) {
   }
   d.blocks.push_back(doc::Paragraph{SummaryLine(r)});
   d.sections.push_back({"Verdicts", "", {VerdictTable(r)}, {}});
-  d.sections.push_back({"Speedups (95% intervals, log scale); shaded: what the claim states", "",
-                        {SpeedupChart(r)}, {}});
+  d.sections.push_back({"Speedups (95% intervals, log scale); shaded: what the claim states",
+                        "",
+                        {SpeedupChart(r)},
+                        {}});
   d.sections.push_back({"Every setting", "", {SummaryTable(r)}, {}});
   d.sections.push_back({"Method", "", {doc::Paragraph{MethodLine(r)}}, {}});
   d.sections.push_back({"Peak memory change", "", {MemoryChart(r)}, {}});
@@ -413,8 +432,8 @@ doc::Document ReportDocument(const Report& r) {
   return d;
 }
 
-bool WriteReportFiles(const Report& report, const std::string& dir,
-                      std::vector<std::string>* paths, std::string* error) {
+bool WriteReportFiles(const Report& report, const std::string& dir, std::vector<std::string>* paths,
+                      std::string* error) {
   const doc::Document d = ReportDocument(report);
   const std::vector<std::pair<std::string, std::string>> files = {
       {"report.json", ReportToJson(report).dump(2) + "\n"},

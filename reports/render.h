@@ -22,8 +22,8 @@ doc::Document ReportDocument(const Report& report);
 
 // Renders report.json, report.md and report.html in memory, then writes each one
 // atomically into `dir`. False with *error on a write failure; *paths gets what was written.
-bool WriteReportFiles(const Report& report, const std::string& dir,
-                      std::vector<std::string>* paths, std::string* error);
+bool WriteReportFiles(const Report& report, const std::string& dir, std::vector<std::string>* paths,
+                      std::string* error);
 
 }  // namespace reports
 }  // namespace trickbench

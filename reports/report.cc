@@ -5,39 +5,56 @@ namespace reports {
 
 std::string VerdictName(Verdict v) {
   switch (v) {
-    case Verdict::kHolds: return "holds";
-    case Verdict::kDoesNotHold: return "does not hold here";
-    case Verdict::kInconclusive: return "inconclusive";
-    case Verdict::kNotApplicable: return "not applicable";
-    case Verdict::kPartly: return "holds in part";
+    case Verdict::kHolds:
+      return "holds";
+    case Verdict::kDoesNotHold:
+      return "does not hold here";
+    case Verdict::kInconclusive:
+      return "inconclusive";
+    case Verdict::kNotApplicable:
+      return "not applicable";
+    case Verdict::kPartly:
+      return "holds in part";
   }
   return "not applicable";
 }
 
 std::string GradeName(Grade g) {
   switch (g) {
-    case Grade::kHolds: return "holds";
-    case Grade::kSmallerThanClaimed: return "smaller than claimed";
-    case Grade::kLargerThanClaimed: return "larger than claimed";
-    case Grade::kNoEffect: return "no effect";
-    case Grade::kOpposite: return "opposite";
-    case Grade::kImprecise: return "imprecise";
-    case Grade::kNotSettled: return "not settled";
-    case Grade::kNotApplicable: return "not applicable here";
+    case Grade::kHolds:
+      return "holds";
+    case Grade::kSmallerThanClaimed:
+      return "smaller than claimed";
+    case Grade::kLargerThanClaimed:
+      return "larger than claimed";
+    case Grade::kNoEffect:
+      return "no effect";
+    case Grade::kOpposite:
+      return "opposite";
+    case Grade::kImprecise:
+      return "imprecise";
+    case Grade::kNotSettled:
+      return "not settled";
+    case Grade::kNotApplicable:
+      return "not applicable here";
   }
   return "not applicable here";
 }
 
 Verdict VerdictOf(Grade g) {
   switch (g) {
-    case Grade::kHolds: return Verdict::kHolds;
+    case Grade::kHolds:
+      return Verdict::kHolds;
     case Grade::kSmallerThanClaimed:
     case Grade::kLargerThanClaimed:
     case Grade::kNoEffect:
-    case Grade::kOpposite: return Verdict::kDoesNotHold;
+    case Grade::kOpposite:
+      return Verdict::kDoesNotHold;
     case Grade::kImprecise:
-    case Grade::kNotSettled: return Verdict::kInconclusive;
-    case Grade::kNotApplicable: return Verdict::kNotApplicable;
+    case Grade::kNotSettled:
+      return Verdict::kInconclusive;
+    case Grade::kNotApplicable:
+      return Verdict::kNotApplicable;
   }
   return Verdict::kNotApplicable;
 }

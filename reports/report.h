@@ -53,7 +53,7 @@ struct ClaimGrade {
   std::string claimed;   // "1.3-4x faster (cuda)"
   std::string measured;  // "1.02x [0.98x, 1.06x]" or "12.0 MiB -> 8.0 MiB (-33.3%)"
   Grade grade = Grade::kNotApplicable;
-  std::string detail;    // why this grade
+  std::string detail;  // why this grade
 };
 
 struct Variant {
@@ -140,10 +140,10 @@ struct Report {
   std::string started, finished;
   bool complete = true;
   std::vector<std::string> forwarded_flags;
-  int processes = 1;           // processes per trick run_all was asked for
-  double run_seconds = 0;      // the trick processes' wall time, summed
-  results::MachineState machine;           // the index's; -1 where unknown
-  std::optional<results::AbSession> ab;    // set when the run was one side of run_all --ab
+  int processes = 1;                     // processes per trick run_all was asked for
+  double run_seconds = 0;                // the trick processes' wall time, summed
+  results::MachineState machine;         // the index's; -1 where unknown
+  std::optional<results::AbSession> ab;  // set when the run was one side of run_all --ab
   std::map<std::string, std::string> environment;
   std::vector<std::string> environment_notes;  // tricks whose context disagrees
   std::vector<Trick> tricks;

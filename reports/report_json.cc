@@ -43,13 +43,20 @@ Json VariantJson(const Variant& v) {
 }
 
 Json SpeedupJson(const stats::Speedup& s) {
-  return {{"speedup", s.speedup},       {"low", s.low},
-          {"high", s.high},             {"p_value", s.p_value},
-          {"method", s.method},         {"p_method", s.p_method},
-          {"processes", s.processes},   {"rounds", s.rounds},
-          {"log_se", s.log_se},         {"dof", s.dof},
-          {"between_sd", s.between_sd}, {"within_sd", s.within_sd},
-          {"half_width", s.half_width}, {"imprecise", s.imprecise}};
+  return {{"speedup", s.speedup},
+          {"low", s.low},
+          {"high", s.high},
+          {"p_value", s.p_value},
+          {"method", s.method},
+          {"p_method", s.p_method},
+          {"processes", s.processes},
+          {"rounds", s.rounds},
+          {"log_se", s.log_se},
+          {"dof", s.dof},
+          {"between_sd", s.between_sd},
+          {"within_sd", s.within_sd},
+          {"half_width", s.half_width},
+          {"imprecise", s.imprecise}};
 }
 
 Json GradesJson(const std::vector<ClaimGrade>& grades) {
@@ -115,7 +122,8 @@ Json ReportToJson(const Report& r) {
                       {"source", t.source},
                       {"claim", t.claim},
                       {"claims", {{"time", t.claims_time}, {"memory", t.claims_memory}}},
-                      {"expectations", [&] {
+                      {"expectations",
+                       [&] {
                          Json a = Json::array();
                          for (const auto& e : t.expectations) a.push_back(results::ToJson(e));
                          return a;
@@ -215,7 +223,8 @@ Report ReportFromJson(const Json& j, const std::string& file) {
   r.complete = f.Bool(j, "", "complete");
   r.forwarded_flags = f.Strings(j, "", "forwarded_flags");
   for (const auto& [k, v] : f.Object(j, "", "environment").items()) {
-    if (!v.is_string()) f.Fail("environment." + k, "expected a string, got " + results::TypeName(v));
+    if (!v.is_string())
+      f.Fail("environment." + k, "expected a string, got " + results::TypeName(v));
     r.environment[k] = v.get<std::string>();
   }
   r.environment_notes = f.Strings(j, "", "environment_notes");
@@ -292,8 +301,10 @@ Report ReportFromJson(const Json& j, const std::string& file) {
       v.name = f.String(vs[vi], vp, "name");
       v.baseline = f.Bool(vs[vi], vp, "baseline");
       v.samples_ns = Times(f, f.Array(vs[vi], vp, "samples_ns"), JsonPath(vp, "samples_ns"));
-      if (t.outcome == results::RunOutcome::kOk && v.samples_ns.empty()) f.Fail(JsonPath(vp, "samples_ns"), "empty");
-      v.process_medians_ns = Times(f, f.Array(vs[vi], vp, "process_medians_ns"), JsonPath(vp, "process_medians_ns"));
+      if (t.outcome == results::RunOutcome::kOk && v.samples_ns.empty())
+        f.Fail(JsonPath(vp, "samples_ns"), "empty");
+      v.process_medians_ns =
+          Times(f, f.Array(vs[vi], vp, "process_medians_ns"), JsonPath(vp, "process_medians_ns"));
       const Json& lr = f.Array(vs[vi], vp, "log_ratios");
       for (size_t k = 0; k < lr.size(); ++k) {
         const std::string lp = JsonPath(JsonPath(vp, "log_ratios"), k);
@@ -305,11 +316,13 @@ Report ReportFromJson(const Json& j, const std::string& file) {
       if (!v.baseline && t.outcome == results::RunOutcome::kOk &&
           std::none_of(v.log_ratios.begin(), v.log_ratios.end(),
                        [](const auto& x) { return !x.empty(); })) {
-        f.Fail(JsonPath(vp, "log_ratios"), "no round (settings.rounds is " + std::to_string(t.rounds) + ")");
+        f.Fail(JsonPath(vp, "log_ratios"),
+               "no round (settings.rounds is " + std::to_string(t.rounds) + ")");
       }
       v.faults_per_iteration = f.Number(vs[vi], vp, "faults_per_iteration");
       v.switches_per_sample = f.Number(vs[vi], vp, "switches_per_sample");
-      v.check = results::VariantCheckFromJson(f, f.Object(vs[vi], vp, "check"), JsonPath(vp, "check"));
+      v.check =
+          results::VariantCheckFromJson(f, f.Object(vs[vi], vp, "check"), JsonPath(vp, "check"));
       t.variants.push_back(std::move(v));
     }
     if (t.outcome == results::RunOutcome::kOk && t.variants.size() < 2) {

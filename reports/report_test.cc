@@ -64,8 +64,9 @@ TEST(Merge, FixtureRunGetsTheExpectedVerdicts) {
   EXPECT_TRUE(noisy.imprecise);
   // About 3.2x [2.7x, 4x]: imprecise, but wholly beyond +5 %: faster is known, its size not.
   EXPECT_EQ(noisy.verdict, Verdict::kHolds);
-  EXPECT_NE(noisy.effects[0].verdict_detail.find("faster (beyond ±5%): holds (in the claimed range"),
-            std::string::npos)
+  EXPECT_NE(
+      noisy.effects[0].verdict_detail.find("faster (beyond ±5%): holds (in the claimed range"),
+      std::string::npos)
       << noisy.effects[0].verdict_detail;
   EXPECT_TRUE(noisy.effects[0].time.imprecise);
   EXPECT_EQ(noisy.effects[0].time.method, "rounds");  // one process per trick in the fixtures
@@ -225,9 +226,8 @@ TEST(BadInput, WrongType) {
 }
 
 TEST(BadInput, NanAndInfiniteAndNegativeTimes) {
-  std::string text = Mutated([](json& j) {
-    j["trickbench"]["rounds"][0]["samples"]["ns_per_iteration"][0] = 12345.5;
-  });
+  std::string text = Mutated(
+      [](json& j) { j["trickbench"]["rounds"][0]["samples"]["ns_per_iteration"][0] = 12345.5; });
   const auto at = text.find("12345.5");
   ASSERT_NE(at, std::string::npos);
   std::string nan = text;
@@ -240,9 +240,8 @@ TEST(BadInput, NanAndInfiniteAndNegativeTimes) {
   e = LoadError(inf);
   EXPECT_EQ(e.field(), "ns_per_iteration");
   EXPECT_NE(std::string(e.what()).find("not a finite number"), std::string::npos) << e.what();
-  e = LoadError(Mutated([](json& j) {
-    j["trickbench"]["rounds"][0]["samples"]["ns_per_iteration"][3] = -1.0;
-  }));
+  e = LoadError(Mutated(
+      [](json& j) { j["trickbench"]["rounds"][0]["samples"]["ns_per_iteration"][3] = -1.0; }));
   EXPECT_EQ(e.field(), "trickbench.rounds[0].samples.ns_per_iteration[3]");
   EXPECT_NE(std::string(e.what()).find("not a positive time"), std::string::npos);
 }
@@ -252,9 +251,8 @@ TEST(BadInput, NoRoundsOrChecksThatDoNotMatchTheVariants) {
   EXPECT_EQ(e.field(), "trickbench.rounds");
   EXPECT_NE(std::string(e.what()).find("expected one entry per case"), std::string::npos);
   // A check names the variant it pairs with; a mismatch is named too.
-  const InputError f = LoadError(Mutated([](json& j) {
-    j["trickbench"]["checks"][0]["variants"][1]["name"] = "nothing";
-  }));
+  const InputError f = LoadError(
+      Mutated([](json& j) { j["trickbench"]["checks"][0]["variants"][1]["name"] = "nothing"; }));
   EXPECT_EQ(f.field(), "trickbench.checks[0].variants[1].name");
   // The Google Benchmark export, given where the record belongs, says which file to give.
   const InputError g = LoadError(R"({"context": {}, "benchmarks": []})");
@@ -331,9 +329,10 @@ TEST(Cli, ReportOnBadInputWritesNothing) {
   Spit(dir + "/alpha_fast.json", alpha.dump());
   std::ostringstream out, err;
   EXPECT_EQ(ReportMain({dir}, out, err), 2);
-  EXPECT_EQ(err.str(), "report: " + dir +
-                           "/alpha_fast.json: trickbench.rounds[0].samples.ns_per_iteration[0]: not a "
-                           "positive time (a ratio needs positive times)\n");
+  EXPECT_EQ(err.str(),
+            "report: " + dir +
+                "/alpha_fast.json: trickbench.rounds[0].samples.ns_per_iteration[0]: not a "
+                "positive time (a ratio needs positive times)\n");
   for (const char* name : {"report.json", "report.md", "report.html"}) {
     EXPECT_FALSE(fs::exists(dir + "/" + name)) << name;
   }
@@ -363,7 +362,8 @@ TEST(Cli, CompareRejectsBadInputAndMixedKinds) {
   ASSERT_EQ(ReportMain({Fixture("run"), "--out_dir=" + dir}, out, err), 0);
   const std::string md = dir + "/cmp.md";
   std::ostringstream o1, e1;
-  EXPECT_EQ(CompareMain({dir + "/report.json", Fixture("run/alpha_fast.json"), "--md=" + md}, o1, e1), 2);
+  EXPECT_EQ(
+      CompareMain({dir + "/report.json", Fixture("run/alpha_fast.json"), "--md=" + md}, o1, e1), 2);
   const std::string e1_text = e1.str();
   EXPECT_NE(e1_text.find("same kind"), std::string::npos) << e1_text;
   EXPECT_EQ(std::count(e1_text.begin(), e1_text.end(), '\n'), 1);
@@ -386,7 +386,9 @@ TEST(Cli, CompareRejectsBadInputAndMixedKinds) {
   EXPECT_FALSE(fs::exists(md));
   std::ostringstream o4, e4;
   EXPECT_EQ(CompareMain({dir + "/report.json"}, o4, e4), 2);
-  EXPECT_EQ(CompareMain({dir + "/report.json", dir + "/report.json", "--fail_on_regression=x"}, o4, e4), 2);
+  EXPECT_EQ(
+      CompareMain({dir + "/report.json", dir + "/report.json", "--fail_on_regression=x"}, o4, e4),
+      2);
 }
 
 // Flags go through the shared parser (common/flags.h): one line naming the flag, exit 2.
@@ -434,16 +436,26 @@ void LoadAny(const std::string& text) {
 
 json RandomValue(std::mt19937_64& rng) {
   switch (rng() % 10) {
-    case 0: return nullptr;
-    case 1: return -1;
-    case 2: return 0;
-    case 3: return "x";
-    case 4: return json::array();
-    case 5: return json::object();
-    case 6: return 1e308;
-    case 7: return true;
-    case 8: return static_cast<uint64_t>(-1);
-    default: return -1e-300;
+    case 0:
+      return nullptr;
+    case 1:
+      return -1;
+    case 2:
+      return 0;
+    case 3:
+      return "x";
+    case 4:
+      return json::array();
+    case 5:
+      return json::object();
+    case 6:
+      return 1e308;
+    case 7:
+      return true;
+    case 8:
+      return static_cast<uint64_t>(-1);
+    default:
+      return -1e-300;
   }
 }
 
@@ -485,8 +497,8 @@ TEST(Fuzz, MutatedFilesNeverCrashTheLoader) {
   std::mt19937_64 rng(20260101);  // fixed: the same corpus every run
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(8);
   int cases = 0;
-  static const char* kTokens[] = {"NaN", "-1", "\"", "{", "}", "[", "]", ",", ":", "null",
-                                  "1e999", "\\u0000", "\xff", "0", "true"};
+  static const char* kTokens[] = {"NaN", "-1",   "\"",    "{",       "}",    "[", "]",   ",",
+                                  ":",   "null", "1e999", "\\u0000", "\xff", "0", "true"};
   while (cases < 20000 && std::chrono::steady_clock::now() < deadline) {
     const std::string& seed = seeds[rng() % seeds.size()];
     std::string text;
@@ -499,10 +511,18 @@ TEST(Fuzz, MutatedFilesNeverCrashTheLoader) {
       for (int k = 1 + rng() % 4; k > 0; --k) {
         const size_t at = rng() % (text.size() + 1);
         switch (rng() % 4) {
-          case 0: if (at < text.size()) text[at] = static_cast<char>(rng() % 256); break;
-          case 1: text = text.substr(0, at); break;
-          case 2: text.insert(at, kTokens[rng() % (sizeof kTokens / sizeof *kTokens)]); break;
-          default: text.erase(at, rng() % 64); break;
+          case 0:
+            if (at < text.size()) text[at] = static_cast<char>(rng() % 256);
+            break;
+          case 1:
+            text = text.substr(0, at);
+            break;
+          case 2:
+            text.insert(at, kTokens[rng() % (sizeof kTokens / sizeof *kTokens)]);
+            break;
+          default:
+            text.erase(at, rng() % 64);
+            break;
         }
       }
     }

@@ -45,7 +45,9 @@ inline results::ResultFile SimulatedResult(const SimulatedTrick& trick, int proc
   const auto& base = trick.experiment.baseline.at(static_cast<size_t>(process));
   const auto& variant = trick.experiment.variant.at(static_cast<size_t>(process));
   results::ResultFile r;
-  r.context = {{"torch_version", "2.11.0"}, {"device", "cpu"}, {"cpu_cores", "2"},
+  r.context = {{"torch_version", "2.11.0"},
+               {"device", "cpu"},
+               {"cpu_cores", "2"},
                {"trickbench_id", trick.id}};
   results::TrickResult& t = r.trickbench;
   t.id = trick.id;

@@ -8,7 +8,8 @@ namespace reports {
 namespace {
 
 // The files of each trick, tricks in the order of their first file.
-std::vector<std::vector<const FileEnvironment*>> ByTrick(const std::vector<FileEnvironment>& files) {
+std::vector<std::vector<const FileEnvironment*>> ByTrick(
+    const std::vector<FileEnvironment>& files) {
   std::vector<std::vector<const FileEnvironment*>> groups;
   std::map<std::string, size_t> slot;
   for (const FileEnvironment& f : files) {
@@ -36,7 +37,8 @@ std::vector<std::pair<std::string, std::vector<int>>> ValuesOf(
   std::vector<std::pair<std::string, std::vector<int>>> values;
   for (const FileEnvironment* f : group) {
     const auto it = f->environment.find(key);
-    if (it != f->environment.end()) Slot(&values, it->second, std::vector<int>{}).push_back(f->process);
+    if (it != f->environment.end())
+      Slot(&values, it->second, std::vector<int>{}).push_back(f->process);
   }
   return values;
 }
@@ -73,9 +75,9 @@ void ReconcileEnvironments(const std::vector<FileEnvironment>& files, Report* re
       if (!values.empty()) ++Slot(&votes, values.front().first, 0);
     }
     const std::string run_value =
-        std::max_element(votes.begin(), votes.end(),
-                         [](const auto& a, const auto& b) { return a.second < b.second; })
-            ->first;
+        std::max_element(votes.begin(), votes.end(), [](const auto& a, const auto& b) {
+          return a.second < b.second;
+        })->first;
     report->environment[key] = run_value;
     for (size_t g = 0; g < groups.size(); ++g) {
       const auto& values = per_trick[g];
@@ -86,8 +88,8 @@ void ReconcileEnvironments(const std::vector<FileEnvironment>& files, Report* re
         if (t != report->tricks.end()) {
           t->process_notes.push_back("set its own environment" +
                                      std::string(groups[g].size() > 1 ? " in every process" : "") +
-                                     ": " + key + "=" + values[0].first + " (the run's: " +
-                                     run_value + ")");
+                                     ": " + key + "=" + values[0].first +
+                                     " (the run's: " + run_value + ")");
         }
         continue;
       }

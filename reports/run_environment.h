@@ -24,7 +24,7 @@ namespace reports {
 
 struct FileEnvironment {
   std::string trick;
-  int process = 0;  // 1-based; 0 for a trick run alone
+  int process = 0;                                 // 1-based; 0 for a trick run alone
   std::map<std::string, std::string> environment;  // results::Environment of the file
 };
 

@@ -160,9 +160,9 @@ void Fields::Version(const Json& obj, const std::string& path, int expected) con
 int Fields::Version(const Json& obj, const std::string& path, int oldest, int newest) const {
   const int64_t v = Int(obj, path, "schema_version");
   if (v < oldest || v > newest) {
-    const std::string reads = oldest == newest ? "version " + std::to_string(newest)
-                                               : "versions " + std::to_string(oldest) + " to " +
-                                                     std::to_string(newest);
+    const std::string reads =
+        oldest == newest ? "version " + std::to_string(newest)
+                         : "versions " + std::to_string(oldest) + " to " + std::to_string(newest);
     Fail(JsonPath(path, "schema_version"),
          "wrong schema version " + std::to_string(v) + " (this build reads " + reads + ")");
   }
@@ -178,8 +178,9 @@ Json ParseJsonText(const std::string& text, const std::string& file) {
       throw InputError(file, "", "not JSON: the file is empty");
     }
     if (pos >= text.size() || e.byte > text.size()) {
-      throw InputError(file, "", "truncated: the JSON text ends early (byte " +
-                                     std::to_string(text.size()) + ")");
+      throw InputError(
+          file, "",
+          "truncated: the JSON text ends early (byte " + std::to_string(text.size()) + ")");
     }
     const std::string around = Lower(text.substr(pos, 9));
     for (const char* bad : {"nan", "-nan", "inf", "-inf", "infinity", "-infinity"}) {

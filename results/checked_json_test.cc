@@ -44,21 +44,29 @@ TEST(Fields, ErrorsNameFileFieldAndProblem) {
   const Fields f("x.json");
   const Json nested = {{"checks", {{{"variants", {Json::object(), {{"peak_bytes", "1"}}}}}}}};
   const Json& variant = nested["checks"][0]["variants"][1];
-  EXPECT_EQ(ErrorOf([&] { f.Int(variant, "trickbench.checks[0].variants[1]", "peak_bytes", 0); }),
-            "x.json: trickbench.checks[0].variants[1].peak_bytes: expected an integer, got a string");
+  EXPECT_EQ(
+      ErrorOf([&] { f.Int(variant, "trickbench.checks[0].variants[1]", "peak_bytes", 0); }),
+      "x.json: trickbench.checks[0].variants[1].peak_bytes: expected an integer, got a string");
   EXPECT_EQ(ErrorOf([&] { f.String(kDoc, "", "missing"); }), "x.json: missing: missing");
-  EXPECT_EQ(ErrorOf([&] { f.String(kDoc, "", "n"); }), "x.json: n: expected a string, got a number");
+  EXPECT_EQ(ErrorOf([&] { f.String(kDoc, "", "n"); }),
+            "x.json: n: expected a string, got a number");
   EXPECT_EQ(ErrorOf([&] { f.Bool(kDoc, "", "s"); }), "x.json: s: expected a boolean, got a string");
-  EXPECT_EQ(ErrorOf([&] { f.Number(kDoc, "", "nul"); }), "x.json: nul: expected a number, got null");
+  EXPECT_EQ(ErrorOf([&] { f.Number(kDoc, "", "nul"); }),
+            "x.json: nul: expected a number, got null");
   EXPECT_EQ(ErrorOf([&] { f.NumberOrNull(kDoc, "", "s", 0); }),
             "x.json: s: expected a number or null, got a string");
   EXPECT_EQ(ErrorOf([&] { f.Int(kDoc, "", "n"); }), "x.json: n: expected an integer, got a number");
   EXPECT_EQ(ErrorOf([&] { f.Int(kDoc, "", "neg", 0); }), "x.json: neg: out of range: -2");
-  EXPECT_EQ(ErrorOf([&] { f.Object(kDoc, "", "a"); }), "x.json: a: expected an object, got an array");
-  EXPECT_EQ(ErrorOf([&] { f.Array(kDoc, "", "o"); }), "x.json: o: expected an array, got an object");
-  EXPECT_EQ(ErrorOf([&] { f.Strings(kDoc, "", "a"); }), "x.json: a[1]: expected a string, got a number");
-  EXPECT_EQ(ErrorOf([&] { f.Member(kDoc["a"], "a", "k"); }), "x.json: a: expected an object, got an array");
-  EXPECT_EQ(ErrorOf([&] { f.Has(kDoc["b"], "b", "k"); }), "x.json: b: expected an object, got a boolean");
+  EXPECT_EQ(ErrorOf([&] { f.Object(kDoc, "", "a"); }),
+            "x.json: a: expected an object, got an array");
+  EXPECT_EQ(ErrorOf([&] { f.Array(kDoc, "", "o"); }),
+            "x.json: o: expected an array, got an object");
+  EXPECT_EQ(ErrorOf([&] { f.Strings(kDoc, "", "a"); }),
+            "x.json: a[1]: expected a string, got a number");
+  EXPECT_EQ(ErrorOf([&] { f.Member(kDoc["a"], "a", "k"); }),
+            "x.json: a: expected an object, got an array");
+  EXPECT_EQ(ErrorOf([&] { f.Has(kDoc["b"], "b", "k"); }),
+            "x.json: b: expected an object, got a boolean");
   EXPECT_EQ(ErrorOf([&] { f.Fail("", "whole file"); }), "x.json: whole file");
 }
 
@@ -75,13 +83,16 @@ TEST(Fields, SchemaVersions) {
 }
 
 TEST(ParseJsonText, SaysWhatIsWrongWithTheText) {
-  EXPECT_EQ(ErrorOf([] { ParseJsonText("  \n", "e.json"); }), "e.json: not JSON: the file is empty");
+  EXPECT_EQ(ErrorOf([] { ParseJsonText("  \n", "e.json"); }),
+            "e.json: not JSON: the file is empty");
   EXPECT_EQ(ErrorOf([] { ParseJsonText(R"({"a": [1, 2)", "t.json"); }),
             "t.json: truncated: the JSON text ends early (byte 11)");
-  EXPECT_EQ(ErrorOf([] { ParseJsonText(R"({"real_time": NaN})", "n.json"); }),
-            "n.json: real_time: NaN or infinite number (not valid JSON, not a valid time) at byte 15");
-  EXPECT_EQ(ErrorOf([] { ParseJsonText(R"({"t": -inf})", "n.json"); })
-                .rfind("n.json: t: NaN or infinite number (not valid JSON", 0),
+  EXPECT_EQ(
+      ErrorOf([] { ParseJsonText(R"({"real_time": NaN})", "n.json"); }),
+      "n.json: real_time: NaN or infinite number (not valid JSON, not a valid time) at byte 15");
+  EXPECT_EQ(ErrorOf([] {
+              ParseJsonText(R"({"t": -inf})", "n.json");
+            }).rfind("n.json: t: NaN or infinite number (not valid JSON", 0),
             0u);
   const std::string garbage = ErrorOf([] { ParseJsonText("this is not json", "g.json"); });
   EXPECT_EQ(garbage.rfind("g.json: not JSON: syntax error", 0), 0u) << garbage;

@@ -18,14 +18,14 @@ namespace results {
 // (a speedup; a memory saving of 37 % is a factor 1 / 0.63), variant / baseline when it
 // raises it (a cost the article warns of). One scale for every metric keeps one grading.
 struct Expectation {
-  std::string metric;    // "time", "memory" (peak: the device's on CUDA) or a checks counter
-  bool lowers = true;    // the variant lowers the metric; false: raises it
-  double low = 0;        // the claimed factor's lower end; 0: no figure, any material effect
-  double high = 0;       // its upper end; 0: none given
-  std::string device;    // "cuda" or "cpu": where the article's figure applies; "" anywhere
-  std::string variant;   // the variant it is about; "" every non-baseline variant
-  std::string case_name; // the case it is about; "" every case
-  std::string note;      // why it applies only there, or where the figure comes from
+  std::string metric;     // "time", "memory" (peak: the device's on CUDA) or a checks counter
+  bool lowers = true;     // the variant lowers the metric; false: raises it
+  double low = 0;         // the claimed factor's lower end; 0: no figure, any material effect
+  double high = 0;        // its upper end; 0: none given
+  std::string device;     // "cuda" or "cpu": where the article's figure applies; "" anywhere
+  std::string variant;    // the variant it is about; "" every non-baseline variant
+  std::string case_name;  // the case it is about; "" every case
+  std::string note;       // why it applies only there, or where the figure comes from
 };
 
 }  // namespace results

@@ -23,18 +23,13 @@ std::map<std::string, double> Counters(const VariantCheck& check, int check_step
   std::map<std::string, double> c = check.counters;
   c["peak_bytes"] = static_cast<double>(check.peak_bytes);
   c["run_peak_bytes"] = static_cast<double>(check.run_peak_bytes);
-  c["allocations_per_run"] =
-      static_cast<double>(check.allocations) / std::max(1, check_steps);
+  c["allocations_per_run"] = static_cast<double>(check.allocations) / std::max(1, check_steps);
   return c;
 }
 
 Json Entry(const std::string& name, int family, int reps) {
-  return {{"name", name},
-          {"family_index", family},
-          {"per_family_instance_index", 0},
-          {"run_name", name},
-          {"repetitions", reps},
-          {"threads", 1}};
+  return {{"name", name},     {"family_index", family}, {"per_family_instance_index", 0},
+          {"run_name", name}, {"repetitions", reps},    {"threads", 1}};
 }
 
 void AddCaseEntries(const TrickResult& t, size_t ci, int* family, Json* out) {

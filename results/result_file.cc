@@ -80,23 +80,20 @@ Json CaseRoundsJson(const CaseRounds& c) {
 }  // namespace
 
 Json ToJson(const Expectation& e) {
-  return {{"metric", e.metric}, {"lowers", e.lowers},   {"low", e.low},
-          {"high", e.high},     {"device", e.device},   {"variant", e.variant},
-          {"case", e.case_name}, {"note", e.note}};
+  return {{"metric", e.metric}, {"lowers", e.lowers},   {"low", e.low},        {"high", e.high},
+          {"device", e.device}, {"variant", e.variant}, {"case", e.case_name}, {"note", e.note}};
 }
 
 namespace {
 
 Json TrickResultJson(const TrickResult& t) {
-  Json settings = {{"threads", t.settings.threads},
-                   {"min_time", t.settings.min_time},
-                   {"seed", t.settings.seed},
-                   {"check_steps", t.settings.check_steps},
-                   {"timing", t.settings.timing},
-                   {"rounds", t.settings.rounds},
+  Json settings = {{"threads", t.settings.threads}, {"min_time", t.settings.min_time},
+                   {"seed", t.settings.seed},       {"check_steps", t.settings.check_steps},
+                   {"timing", t.settings.timing},   {"rounds", t.settings.rounds},
                    {"process", t.settings.process}};
   if (!t.settings.plant_variant.empty()) {
-    settings["plant"] = {{"variant", t.settings.plant_variant}, {"factor", t.settings.plant_factor}};
+    settings["plant"] = {{"variant", t.settings.plant_variant},
+                         {"factor", t.settings.plant_factor}};
   }
   for (const auto& [k, v] : t.settings.backend.items()) settings[k] = v;
   Json j = {{"schema_version", kResultSchemaVersion},
@@ -104,7 +101,8 @@ Json TrickResultJson(const TrickResult& t) {
             {"category", t.category},
             {"source", t.source},
             {"claim", t.claim},
-            {"expectations", [&] {
+            {"expectations",
+             [&] {
                Json a = Json::array();
                for (const Expectation& e : t.expectations) a.push_back(ToJson(e));
                return a;

@@ -50,13 +50,13 @@ inline constexpr int kOldestReadableResultSchemaVersion = 2;
 
 // How the trick was run (trickbench.settings).
 struct Settings {
-  int threads = 0;  // intra-op threads
+  int threads = 0;      // intra-op threads
   double min_time = 0;  // seconds per sample
   uint64_t seed = 0;
-  int check_steps = 0;               // optional: 0 when not recorded
-  std::string timing;                // optional: "wall_clock", "cuda_events"; "" when not recorded
-  int rounds = 0;    // paired rounds per case
-  int process = 0;   // optional: which of run_all's processes for this trick (1-based); 0 alone
+  int check_steps = 0;  // optional: 0 when not recorded
+  std::string timing;   // optional: "wall_clock", "cuda_events"; "" when not recorded
+  int rounds = 0;       // paired rounds per case
+  int process = 0;      // optional: which of run_all's processes for this trick (1-based); 0 alone
   // optional: a planted slowdown (the noise study): `plant_variant`'s samples were made
   // `plant_factor` times slower by busy-waiting. Empty variant, factor 1: none.
   std::string plant_variant;
@@ -69,7 +69,7 @@ struct Settings {
 // One variant's checks (trickbench.checks[].variants[]): the one check record. The
 // harness's checks (harness/checks.h) fill it, the record writes it, the reports hold it.
 struct VariantCheck {
-  std::string name;      // the variant; checks[].variants[i] is trickbench.variants[i]
+  std::string name;         // the variant; checks[].variants[i] is trickbench.variants[i]
   bool equivalent = false;  // Result() equals the baseline's within the tolerance
   // Not finite (NaN against a number) when written as null: read as infinity.
   double max_abs_diff = 0;
@@ -88,7 +88,7 @@ struct VariantCheck {
 };
 
 struct CaseChecks {
-  std::string case_name;  // "" for a trick with one case
+  std::string case_name;               // "" for a trick with one case
   std::vector<VariantCheck> variants;  // the first is the case's baseline
 };
 
@@ -105,18 +105,18 @@ struct Reproducibility {
   bool checked = false;
   std::string variant;  // the reproduced variant; "" when not checked
   bool bitwise_reproducible = false;
-  std::string fingerprint;  // the first case's
-  std::string detail;       // why not, or why not checked
+  std::string fingerprint;                 // the first case's
+  std::string detail;                      // why not, or why not checked
   std::vector<ReproducibilityCase> cases;  // empty when not checked
 };
 
 // One timed sample of a paired round (trickbench.rounds[].samples[]): one variant's
 // `iterations` back-to-back calls, with what the OS says happened meanwhile.
 struct RoundSample {
-  int round = 0;     // 0-based
-  int position = 0;  // 0-based place in the round's order
-  int variant = 0;   // index into TrickResult::variants (0 = baseline)
-  double start_seconds = 0;   // since the case's first round began
+  int round = 0;             // 0-based
+  int position = 0;          // 0-based place in the round's order
+  int variant = 0;           // index into TrickResult::variants (0 = baseline)
+  double start_seconds = 0;  // since the case's first round began
   int64_t iterations = 0;
   double ns_per_iteration = 0;      // the timing backend's time (CUDA: device time)
   double cpu_ns_per_iteration = 0;  // process CPU time (every thread) per iteration
@@ -161,7 +161,7 @@ struct TrickResult {
   // graded by the words of `claim` (reports/analyze.h ClassifyClaim), with no figures.
   std::vector<Expectation> expectations;
   bool has_expectations = false;  // the file had the field (even empty)
-  bool needs_cuda = false;  // optional
+  bool needs_cuda = false;        // optional
   ResultStatus status = ResultStatus::kError;
   std::string reason;  // why, for anything but ok
   std::string device;  // "cpu", "cuda:0"

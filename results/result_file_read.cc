@@ -17,9 +17,9 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 const std::set<std::string>& SettingsKeys() {
   // repetitions and random_interleaving: written until schema 3 for no reader, skipped.
-  static const std::set<std::string> keys = {"threads", "repetitions", "min_time", "seed",
-                                             "check_steps", "random_interleaving", "timing",
-                                             "rounds", "process", "plant"};
+  static const std::set<std::string> keys = {
+      "threads", "repetitions", "min_time", "seed", "check_steps", "random_interleaving",
+      "timing",  "rounds",      "process",  "plant"};
   return keys;
 }
 
@@ -42,8 +42,8 @@ CaseRounds ReadCaseRounds(const Fields& f, const Json& j, const std::string& pat
   auto column = [&](const char* name) -> const Json& {
     const Json& a = f.Array(cols, spath, name);
     if (a.size() != n) {
-      f.Fail(JsonPath(spath, name), "has " + std::to_string(a.size()) + " values, round has " +
-                                        std::to_string(n));
+      f.Fail(JsonPath(spath, name),
+             "has " + std::to_string(a.size()) + " values, round has " + std::to_string(n));
     }
     return a;
   };
@@ -56,7 +56,8 @@ CaseRounds ReadCaseRounds(const Fields& f, const Json& j, const std::string& pat
     RoundSample s;
     auto at = [&](const char* name) { return JsonPath(JsonPath(spath, name), i); };
     s.round = static_cast<int>(f.IntAt(round, JsonPath(spath, "round"), i, 0, INT32_MAX));
-    s.position = static_cast<int>(f.IntAt(position, JsonPath(spath, "position"), i, 0, variants - 1));
+    s.position =
+        static_cast<int>(f.IntAt(position, JsonPath(spath, "position"), i, 0, variants - 1));
     s.variant = static_cast<int>(f.IntAt(variant, JsonPath(spath, "variant"), i, 0, variants - 1));
     s.start_seconds = f.NumberAt(start, JsonPath(spath, "start_seconds"), i);
     s.iterations = f.IntAt(iterations, JsonPath(spath, "iterations"), i, 1);
@@ -67,7 +68,8 @@ CaseRounds ReadCaseRounds(const Fields& f, const Json& j, const std::string& pat
     s.cpu_ns_per_iteration = f.NumberAt(cpu, JsonPath(spath, "cpu_ns_per_iteration"), i);
     s.involuntary_switches = f.IntAt(inv, JsonPath(spath, "involuntary_switches"), i, 0);
     s.voluntary_switches = f.IntAt(vol, JsonPath(spath, "voluntary_switches"), i, 0);
-    s.minor_faults_per_iteration = f.NumberAt(faults, JsonPath(spath, "minor_faults_per_iteration"), i);
+    s.minor_faults_per_iteration =
+        f.NumberAt(faults, JsonPath(spath, "minor_faults_per_iteration"), i);
     s.steal_seconds = f.NumberAt(steal, JsonPath(spath, "steal_seconds"), i);
     c.samples.push_back(s);
   }
@@ -125,7 +127,8 @@ Reproducibility ReadReproducibility(const Fields& f, const Json& tb) {
       ReproducibilityCase c;
       c.case_name = f.String(cases[i], cpath, "case");
       c.bitwise_reproducible = f.Bool(cases[i], cpath, "bitwise_reproducible");
-      if (f.Has(cases[i], cpath, "fingerprint")) c.fingerprint = f.String(cases[i], cpath, "fingerprint");
+      if (f.Has(cases[i], cpath, "fingerprint"))
+        c.fingerprint = f.String(cases[i], cpath, "fingerprint");
       if (cases[i].contains("first_difference")) {
         c.first_difference = f.String(cases[i], cpath, "first_difference");
       }
@@ -229,7 +232,8 @@ ResultFile ResultFile::FromJson(const Json& j, const std::string& file) {
     s.rounds = static_cast<int>(std::min<int64_t>(f.Int(settings, spath, "rounds", 0), INT32_MAX));
   }
   if (settings.contains("process")) {
-    s.process = static_cast<int>(std::min<int64_t>(f.Int(settings, spath, "process", 0), INT32_MAX));
+    s.process =
+        static_cast<int>(std::min<int64_t>(f.Int(settings, spath, "process", 0), INT32_MAX));
   }
   if (settings.contains("plant")) {
     const std::string ppath = JsonPath(spath, "plant");
@@ -270,8 +274,8 @@ ResultFile ResultFile::FromJson(const Json& j, const std::string& file) {
 
   // Every status whose run got as far as the checks must carry them. A check pairs with
   // its samples by index: checks[c].variants[v] is trickbench.variants[v] in case c.
-  const bool needs_checks = ok || t.status == ResultStatus::kChecked ||
-                            t.status == ResultStatus::kInvalid;
+  const bool needs_checks =
+      ok || t.status == ResultStatus::kChecked || t.status == ResultStatus::kInvalid;
   if (needs_checks || tb.contains("checks")) {
     const Json& cases = f.Array(tb, tpath, "checks");
     if (cases.empty() && needs_checks) f.Fail("trickbench.checks", "empty");
@@ -282,7 +286,8 @@ ResultFile ResultFile::FromJson(const Json& j, const std::string& file) {
       cc.case_name = f.String(cases[ci], cpath, "case");
       if (ci >= t.cases.size() || cc.case_name != t.cases[ci]) {
         f.Fail(JsonPath(cpath, "case"), "is '" + cc.case_name + "', not trickbench.cases[" +
-                                            std::to_string(ci) + "] (checks come in the order of cases)");
+                                            std::to_string(ci) +
+                                            "] (checks come in the order of cases)");
       }
       const Json& vs = f.Array(cases[ci], cpath, "variants");
       if (vs.size() != t.variants.size()) {

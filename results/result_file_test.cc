@@ -30,7 +30,8 @@ TEST(ResultFile, RoundTripsEveryField) {
   EXPECT_EQ(back.ToJson().dump(), j.dump());
   EXPECT_EQ(back.trickbench.settings.backend["flush_l2"], true);
   EXPECT_EQ(back.trickbench.reproducibility->cases[2].error, "out of memory");
-  EXPECT_EQ(back.trickbench.checks->at(1).variants[1].counters.at("cuda_peak_allocated_bytes"), 512);
+  EXPECT_EQ(back.trickbench.checks->at(1).variants[1].counters.at("cuda_peak_allocated_bytes"),
+            512);
 }
 
 TEST(ResultFile, KeepsTheFieldOrderOfTheWriters) {
@@ -38,16 +39,31 @@ TEST(ResultFile, KeepsTheFieldOrderOfTheWriters) {
   const Json tb = testing::FullResult().ToJson()["trickbench"];
   std::vector<std::string> keys;
   for (const auto& [k, v] : tb.items()) keys.push_back(k);
-  EXPECT_EQ(keys, (std::vector<std::string>{
-                      "schema_version", "id", "category", "source", "claim", "expectations", "needs_cuda",
-                      "status", "reason", "device", "baseline", "variants", "cases",
-                      "reproduced_variant", "tolerance", "settings", "nvtx", "checks",
-                      "reproducibility", "rounds"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"schema_version",
+                                            "id",
+                                            "category",
+                                            "source",
+                                            "claim",
+                                            "expectations",
+                                            "needs_cuda",
+                                            "status",
+                                            "reason",
+                                            "device",
+                                            "baseline",
+                                            "variants",
+                                            "cases",
+                                            "reproduced_variant",
+                                            "tolerance",
+                                            "settings",
+                                            "nvtx",
+                                            "checks",
+                                            "reproducibility",
+                                            "rounds"}));
   std::vector<std::string> settings;
   for (const auto& [k, v] : tb["settings"].items()) settings.push_back(k);
-  EXPECT_EQ(settings, (std::vector<std::string>{"threads", "min_time", "seed", "check_steps",
-                                                "timing", "rounds", "process", "plant",
-                                                "flush_l2"}));
+  EXPECT_EQ(settings,
+            (std::vector<std::string>{"threads", "min_time", "seed", "check_steps", "timing",
+                                      "rounds", "process", "plant", "flush_l2"}));
   // The samples are the rounds: no Google Benchmark entries in the record.
   std::vector<std::string> top;
   const Json whole = testing::FullResult().ToJson();
@@ -126,7 +142,8 @@ TEST(ResultFile, ReadsOlderFiles) {
   tb["settings"]["random_interleaving"] = true;
   for (auto& c : tb["checks"]) {
     for (auto& v : c["variants"]) {
-      v["benchmark"] = "BM_demo/" + c["case"].get<std::string>() + "/" + v["name"].get<std::string>();
+      v["benchmark"] =
+          "BM_demo/" + c["case"].get<std::string>() + "/" + v["name"].get<std::string>();
       v.erase("setup_bytes");
       v.erase("counters");
       v.erase("items_per_run");
@@ -156,7 +173,8 @@ TEST(ResultFile, RefusesVersion1FilesSayingWhatToDo) {
     FAIL() << "a version 1 file was read";
   } catch (const InputError& e) {
     const std::string what = e.what();
-    EXPECT_EQ(what.rfind("r.json: trickbench.schema_version: 1: a file from before paired rounds", 0), 0u)
+    EXPECT_EQ(
+        what.rfind("r.json: trickbench.schema_version: 1: a file from before paired rounds", 0), 0u)
         << what;
     EXPECT_NE(what.find("rerun the trick with this build"), std::string::npos) << what;
   }
@@ -205,7 +223,10 @@ struct Bad {
 
 TEST(ResultFile, RejectsBadInputNamingTheField) {
   const std::vector<Bad> cases = {
-      {[](Json& j) { j = Json::array({1, 2}); }, "r.json: expected a JSON object, got an array"},
+      {[](Json& j) {
+         j = Json::array({1, 2});
+       },
+       "r.json: expected a JSON object, got an array"},
       {[](Json& j) {
          j.erase("trickbench");
          j["benchmarks"] = Json::array();
@@ -214,7 +235,8 @@ TEST(ResultFile, RejectsBadInputNamingTheField) {
       {[](Json& j) { j.erase("trickbench"); }, "r.json: trickbench: missing"},
       {[](Json& j) { j.erase("context"); }, "r.json: context: missing"},
       {[](Json& j) { j["trickbench"]["schema_version"] = 4; },
-       "r.json: trickbench.schema_version: wrong schema version 4 (this build reads versions 2 to 3)"},
+       "r.json: trickbench.schema_version: wrong schema version 4 (this build reads versions 2 to "
+       "3)"},
       {[](Json& j) { j["trickbench"]["rounds"][1]["case"] = "small"; },
        "r.json: trickbench.rounds[1].case: is 'small' but trickbench.cases[1] is 'large' (rounds "
        "come in the order of cases)"},
@@ -253,17 +275,24 @@ TEST(ResultFile, RejectsBadInputNamingTheField) {
        "r.json: trickbench.settings.timing: expected a string, got a number"},
       {[](Json& j) { j["trickbench"]["nvtx"] = nullptr; },
        "r.json: trickbench.nvtx: expected a boolean, got null"},
-      {[](Json& j) { j["trickbench"]["reproducibility"] = {{"checked", true}, {"detail", ""}}; },
+      {[](Json& j) {
+         j["trickbench"]["reproducibility"] = {{"checked", true}, {"detail", ""}};
+       },
        "r.json: trickbench.reproducibility.bitwise_reproducible: missing"},
       {[](Json& j) { j["trickbench"]["reproducibility"]["cases"][1]["first_difference"] = 3; },
-       "r.json: trickbench.reproducibility.cases[1].first_difference: expected a string, got a number"},
-      {[](Json& j) { j["trickbench"]["rounds"][0]["samples"] = {{"round", Json::array()}}; },
+       "r.json: trickbench.reproducibility.cases[1].first_difference: expected a string, got a "
+       "number"},
+      {[](Json& j) {
+         j["trickbench"]["rounds"][0]["samples"] = {{"round", Json::array()}};
+       },
        "r.json: trickbench.rounds[0].samples.position: missing"},
       {[](Json& j) {
-         for (auto& [k, column] : j["trickbench"]["rounds"][0]["samples"].items()) column = Json::array();
+         for (auto& [k, column] : j["trickbench"]["rounds"][0]["samples"].items())
+           column = Json::array();
        },
        "r.json: trickbench.rounds[0].samples: empty (status is ok, so there must be timings)"},
-      {[](Json& j) { j["trickbench"]["checks"] = Json::array(); }, "r.json: trickbench.checks: empty"},
+      {[](Json& j) { j["trickbench"]["checks"] = Json::array(); },
+       "r.json: trickbench.checks: empty"},
       {[](Json& j) { j["trickbench"]["checks"][0]["variants"].erase(1); },
        "r.json: trickbench.checks[0].variants: has 1 entries; trickbench.variants has 2"},
       {[](Json& j) { j["trickbench"]["checks"][0]["variants"][1]["peak_bytes"] = "1"; },
@@ -302,8 +331,9 @@ TEST(ResultFile, RejectsBadInputNamingTheField) {
 // InputError or a result, never anything else (a crash, another exception type).
 TEST(ResultFile, MutatedFilesNeverCrashTheReader) {
   const std::vector<Json> seeds = {testing::FullResult().ToJson(), testing::FullIndex().ToJson()};
-  const std::vector<Json> values = {nullptr, -1, 0, "x", Json::array(), Json::object(), 1e308,
-                                    true, static_cast<uint64_t>(-1), -1e-300};
+  const std::vector<Json> values = {
+      nullptr, -1, 0, "x", Json::array(), Json::object(), 1e308, true, static_cast<uint64_t>(-1),
+      -1e-300};
   std::mt19937_64 rng(20260101);  // fixed: the same corpus every run
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   int n = 0;

@@ -22,20 +22,20 @@ Json RunIndex::ToJson() const {
                        {"process", t.process}});
   }
   Json j = {{"schema_version", kIndexSchemaVersion},
-          {"kind", kIndexKind},
-          {"started", started},
-          {"finished", finished ? Json(*finished) : Json(nullptr)},
-          {"complete", complete},
-          {"interrupted_by", interrupted_by ? Json(*interrupted_by) : Json(nullptr)},
-          {"out_dir", out_dir},
-          {"timeout_seconds", timeout_seconds},
-          {"forwarded_flags", forwarded_flags},
-          {"processes", processes},
-          {"machine",
-           {{"load_start", machine.load_start},
-            {"load_end", machine.load_end},
-            {"steal_seconds", machine.steal_seconds},
-            {"involuntary_switches", machine.involuntary_switches}}}};
+            {"kind", kIndexKind},
+            {"started", started},
+            {"finished", finished ? Json(*finished) : Json(nullptr)},
+            {"complete", complete},
+            {"interrupted_by", interrupted_by ? Json(*interrupted_by) : Json(nullptr)},
+            {"out_dir", out_dir},
+            {"timeout_seconds", timeout_seconds},
+            {"forwarded_flags", forwarded_flags},
+            {"processes", processes},
+            {"machine",
+             {{"load_start", machine.load_start},
+              {"load_end", machine.load_end},
+              {"steal_seconds", machine.steal_seconds},
+              {"involuntary_switches", machine.involuntary_switches}}}};
   if (ab) {
     j["ab"] = {{"seed", ab->seed},
                {"role", ab->role},
@@ -125,7 +125,8 @@ RunIndex RunIndex::FromJson(const Json& j, const std::string& file) {
     if (per_process) {
       const int64_t process = f.Int(t, path, "process", 1);
       if (process > index.processes) {
-        f.Fail(JsonPath(path, "process"), "process " + std::to_string(process) + " but processes is " +
+        f.Fail(JsonPath(path, "process"), "process " + std::to_string(process) +
+                                              " but processes is " +
                                               std::to_string(index.processes));
       }
       e.process = static_cast<int>(process);

@@ -68,10 +68,10 @@ inline constexpr char kAbNew[] = "new";
 // each build's results in its own folder. Both folders' indexes carry the same seed
 // and order; `role` says which build this folder holds.
 struct AbSession {
-  int64_t seed = 0;                    // the order's seed (>= 0)
-  std::string role;                    // kAbOld or kAbNew
+  int64_t seed = 0;  // the order's seed (>= 0)
+  std::string role;  // kAbOld or kAbNew
   std::string old_bin_dir, new_bin_dir;
-  std::vector<std::string> order;      // the builds in the order their processes ran
+  std::vector<std::string> order;  // the builds in the order their processes ran
 };
 
 struct RunIndex {
@@ -84,8 +84,8 @@ struct RunIndex {
   std::vector<std::string> forwarded_flags;   // given to every trick binary
   int processes = 1;                          // processes per trick asked for (>= 1)
   MachineState machine;
-  std::optional<AbSession> ab;                // only in an A/B session
-  std::vector<IndexEntry> tricks;             // one per process, in the order they ran
+  std::optional<AbSession> ab;     // only in an A/B session
+  std::vector<IndexEntry> tricks;  // one per process, in the order they ran
 
   Json ToJson() const;
   // Checks everything a reader relies on; InputError naming `file` and the field.

@@ -49,8 +49,8 @@ std::set<std::string> DocumentedWords(const std::string& section) {
   for (auto m = std::sregex_iterator(section.begin(), section.end(), kCode);
        m != std::sregex_iterator(); ++m) {
     const std::string code = (*m)[1];
-    for (auto w = std::sregex_iterator(code.begin(), code.end(), kWord); w != std::sregex_iterator();
-         ++w) {
+    for (auto w = std::sregex_iterator(code.begin(), code.end(), kWord);
+         w != std::sregex_iterator(); ++w) {
       words.insert(w->str());
     }
   }
@@ -83,7 +83,8 @@ int VersionInHeading(const std::string& section) {
 TEST(SchemaDoc, ResultFileSectionStatesTheCodesVersion) {
   const std::string s = Section("## 1. Per-trick result file");
   EXPECT_EQ(VersionInHeading(s), kResultSchemaVersion);
-  EXPECT_NE(s.find("| `trickbench.schema_version` | int | " + std::to_string(kResultSchemaVersion) + " |"),
+  EXPECT_NE(s.find("| `trickbench.schema_version` | int | " + std::to_string(kResultSchemaVersion) +
+                   " |"),
             std::string::npos);
 }
 
@@ -93,8 +94,8 @@ TEST(SchemaDoc, IndexSectionStatesTheCodesVersion) {
   EXPECT_NE(s.find("| `schema_version` | " + std::to_string(kIndexSchemaVersion) + " |"),
             std::string::npos);
   EXPECT_NE(s.find("`\"" + std::string(kIndexKind) + "\"`"), std::string::npos);
-  EXPECT_NE(s.find("accept versions " + std::to_string(kOldestReadableIndexSchemaVersion) + " and " +
-                   std::to_string(kIndexSchemaVersion)),
+  EXPECT_NE(s.find("accept versions " + std::to_string(kOldestReadableIndexSchemaVersion) +
+                   " and " + std::to_string(kIndexSchemaVersion)),
             std::string::npos)
       << "the section must say which versions readers accept";
 }
@@ -116,8 +117,8 @@ TEST(SchemaDoc, EveryDocumentedTrickbenchFieldExists) {
   static const std::regex kRow(R"(\n\| `trickbench\.([a-z_]+))");
   int rows = 0;
   for (auto m = std::sregex_iterator(s.begin(), s.end(), kRow); m != std::sregex_iterator(); ++m) {
-    EXPECT_TRUE(tb.contains((*m)[1].str())) << "SCHEMA.md documents trickbench." << (*m)[1]
-                                             << ", which the writer does not emit";
+    EXPECT_TRUE(tb.contains((*m)[1].str()))
+        << "SCHEMA.md documents trickbench." << (*m)[1] << ", which the writer does not emit";
     ++rows;
   }
   EXPECT_GT(rows, 10);
@@ -134,7 +135,8 @@ TEST(SchemaDoc, EveryIndexFieldTheWriterEmitsIsDocumented) {
 }
 
 TEST(SchemaDoc, EveryStatusAndOutcomeIsListed) {
-  const std::set<std::string> result_words = DocumentedWords(Section("## 1. Per-trick result file"));
+  const std::set<std::string> result_words =
+      DocumentedWords(Section("## 1. Per-trick result file"));
   for (ResultStatus st : AllResultStatuses()) {
     EXPECT_TRUE(result_words.count(Name(st))) << "status " << Name(st) << " not in section 1";
   }

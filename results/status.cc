@@ -5,25 +5,38 @@ namespace results {
 
 std::string Name(ResultStatus status) {
   switch (status) {
-    case ResultStatus::kOk: return "ok";
-    case ResultStatus::kSkipped: return "skipped";
-    case ResultStatus::kChecked: return "checked";
-    case ResultStatus::kInvalid: return "invalid";
-    case ResultStatus::kError: return "error";
+    case ResultStatus::kOk:
+      return "ok";
+    case ResultStatus::kSkipped:
+      return "skipped";
+    case ResultStatus::kChecked:
+      return "checked";
+    case ResultStatus::kInvalid:
+      return "invalid";
+    case ResultStatus::kError:
+      return "error";
   }
   return "error";  // unreachable: every enumerator is handled (-Wswitch checks it)
 }
 
 std::string Name(RunOutcome outcome) {
   switch (outcome) {
-    case RunOutcome::kOk: return "ok";
-    case RunOutcome::kSkipped: return "skipped";
-    case RunOutcome::kInvalid: return "invalid";
-    case RunOutcome::kError: return "error";
-    case RunOutcome::kCrashed: return "crashed";
-    case RunOutcome::kTimeout: return "timeout";
-    case RunOutcome::kFailed: return "failed";
-    case RunOutcome::kInterrupted: return "interrupted";
+    case RunOutcome::kOk:
+      return "ok";
+    case RunOutcome::kSkipped:
+      return "skipped";
+    case RunOutcome::kInvalid:
+      return "invalid";
+    case RunOutcome::kError:
+      return "error";
+    case RunOutcome::kCrashed:
+      return "crashed";
+    case RunOutcome::kTimeout:
+      return "timeout";
+    case RunOutcome::kFailed:
+      return "failed";
+    case RunOutcome::kInterrupted:
+      return "interrupted";
   }
   return "failed";  // unreachable, as above
 }
@@ -59,10 +72,14 @@ std::optional<RunOutcome> ParseRunOutcome(const std::string& name) {
 RunOutcome OutcomeOf(ResultStatus status) {
   switch (status) {
     case ResultStatus::kOk:
-    case ResultStatus::kChecked: return RunOutcome::kOk;
-    case ResultStatus::kSkipped: return RunOutcome::kSkipped;
-    case ResultStatus::kInvalid: return RunOutcome::kInvalid;
-    case ResultStatus::kError: return RunOutcome::kError;
+    case ResultStatus::kChecked:
+      return RunOutcome::kOk;
+    case ResultStatus::kSkipped:
+      return RunOutcome::kSkipped;
+    case ResultStatus::kInvalid:
+      return RunOutcome::kInvalid;
+    case ResultStatus::kError:
+      return RunOutcome::kError;
   }
   return RunOutcome::kFailed;  // unreachable
 }

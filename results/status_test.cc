@@ -29,8 +29,8 @@ TEST(RunOutcome, NamesAreTheJsonValuesAndParseBack) {
     EXPECT_EQ(ParseRunOutcome(Name(o)), o) << Name(o);
     names.insert(Name(o));
   }
-  EXPECT_EQ(names, (std::set<std::string>{"ok", "skipped", "invalid", "error", "crashed",
-                                          "timeout", "failed", "interrupted"}));
+  EXPECT_EQ(names, (std::set<std::string>{"ok", "skipped", "invalid", "error", "crashed", "timeout",
+                                          "failed", "interrupted"}));
   EXPECT_FALSE(ParseRunOutcome("exploded").has_value());
   EXPECT_FALSE(ParseRunOutcome("checked").has_value());  // a status, never an outcome
 }

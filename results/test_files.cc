@@ -8,8 +8,11 @@ namespace testing {
 
 ResultFile FullResult() {
   ResultFile r;
-  r.context = {{"date", "2026-01-01T00:00:00+00:00"}, {"num_cpus", 2},
-               {"torch_version", "2.11.0"}, {"device", "cpu"}, {"trickbench_id", "demo"}};
+  r.context = {{"date", "2026-01-01T00:00:00+00:00"},
+               {"num_cpus", 2},
+               {"torch_version", "2.11.0"},
+               {"device", "cpu"},
+               {"trickbench_id", "demo"}};
   TrickResult& t = r.trickbench;
   t.id = "demo";
   t.category = "Kernels";
@@ -102,13 +105,14 @@ RunIndex FullIndex() {
   index.forwarded_flags = {"--min_time=0.05"};
   index.processes = 2;
   index.machine = {0.5, 1.25, 0.75, 42};
-  index.ab = AbSession{12345, kAbNew, "/abs/old-bin", "/abs/new-bin", {kAbOld, kAbNew, kAbNew, kAbOld}};
+  index.ab =
+      AbSession{12345, kAbNew, "/abs/old-bin", "/abs/new-bin", {kAbOld, kAbNew, kAbNew, kAbOld}};
   // Every outcome once, as process 1; then trick_0 again as process 2.
   int i = 0;
   for (RunOutcome o : AllRunOutcomes()) {
     const std::string id = "trick_" + std::to_string(i++);
-    const bool wrote = o != RunOutcome::kCrashed && o != RunOutcome::kTimeout &&
-                       o != RunOutcome::kInterrupted;
+    const bool wrote =
+        o != RunOutcome::kCrashed && o != RunOutcome::kTimeout && o != RunOutcome::kInterrupted;
     index.tricks.push_back({id, o, o == RunOutcome::kOk ? "" : "because", wrote ? 0 : -1, 1.5,
                             wrote ? std::optional<std::string>(id + ".p1.json") : std::nullopt,
                             id + ".p1.log", 1});

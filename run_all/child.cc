@@ -34,12 +34,18 @@ bool ReapWithin(pid_t pid, double seconds, int* status) {
 
 std::string SignalName(int signal) {
   switch (signal) {
-    case SIGINT: return "SIGINT";
-    case SIGTERM: return "SIGTERM";
-    case SIGKILL: return "SIGKILL";
-    case SIGHUP: return "SIGHUP";
-    case SIGABRT: return "SIGABRT";
-    case SIGSEGV: return "SIGSEGV";
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGKILL:
+      return "SIGKILL";
+    case SIGHUP:
+      return "SIGHUP";
+    case SIGABRT:
+      return "SIGABRT";
+    case SIGSEGV:
+      return "SIGSEGV";
   }
   return "signal " + std::to_string(signal);
 }

@@ -20,14 +20,14 @@ namespace trickbench {
 namespace run_all {
 
 struct ChildExit {
-  bool started = false;     // false: fork failed, see start_error
+  bool started = false;  // false: fork failed, see start_error
   std::string start_error;
-  bool exited = false;      // exited by itself; exit_code is valid
+  bool exited = false;  // exited by itself; exit_code is valid
   int exit_code = -1;
-  int term_signal = 0;      // the signal that ended it when !exited
-  bool timed_out = false;   // stopped at the time limit
-  int stopped_by = 0;       // the stop request's signal, forwarded to it; 0 if none
-  double seconds = 0;       // wall time from start to reaping
+  int term_signal = 0;     // the signal that ended it when !exited
+  bool timed_out = false;  // stopped at the time limit
+  int stopped_by = 0;      // the stop request's signal, forwarded to it; 0 if none
+  double seconds = 0;      // wall time from start to reaping
 };
 
 // Runs argv (argv[0] is the program's path) with stdout and stderr on `output_fd`, in a

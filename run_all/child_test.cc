@@ -106,8 +106,8 @@ TEST(RunInGroup, TimeLimitTakesDownTheWholeGroup) {
 
 TEST(RunInGroup, AChildThatIgnoresTheSignalIsKilledAfterTheGrace) {
   Shell sh("stubborn");
-  const ChildExit e = sh.Run("trap '' TERM; while :; do sleep 0.05; done", /*timeout=*/0.3,
-                             nullptr, /*grace=*/0.5);
+  const ChildExit e =
+      sh.Run("trap '' TERM; while :; do sleep 0.05; done", /*timeout=*/0.3, nullptr, /*grace=*/0.5);
   EXPECT_TRUE(e.timed_out);
   EXPECT_EQ(e.term_signal, SIGKILL);
   EXPECT_LT(e.seconds, 10);

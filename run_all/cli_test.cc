@@ -119,14 +119,15 @@ TEST(RunAll, RecordsEveryOutcomeAndKeepsGoing) {
   EXPECT_TRUE(index.complete);
   EXPECT_TRUE(index.finished.has_value());
   EXPECT_FALSE(index.interrupted_by.has_value());
-  EXPECT_EQ(index.forwarded_flags, (std::vector<std::string>{"--min_time=0.001", "--repetitions=2"}));
+  EXPECT_EQ(index.forwarded_flags,
+            (std::vector<std::string>{"--min_time=0.001", "--repetitions=2"}));
   std::map<std::string, RunOutcome> outcome = Outcomes(index);
   EXPECT_EQ(outcome["noop"], RunOutcome::kOk);
   EXPECT_EQ(outcome["crash"], RunOutcome::kCrashed);
   EXPECT_EQ(outcome["hang"], RunOutcome::kTimeout);
   EXPECT_EQ(outcome["wrong_answer"], RunOutcome::kInvalid);
-  const bool cuda = Read(dir + "/cuda_only.p1.json").find("\"cuda_available\": \"true\"") !=
-                    std::string::npos;
+  const bool cuda =
+      Read(dir + "/cuda_only.p1.json").find("\"cuda_available\": \"true\"") != std::string::npos;
   EXPECT_EQ(outcome["cuda_only"], cuda ? RunOutcome::kOk : RunOutcome::kSkipped);
   EXPECT_TRUE(fs::exists(dir + "/crash.p1.log"));
   EXPECT_NE(index.tricks[1].reason.find("signal 6"), std::string::npos) << index.tricks[1].reason;
@@ -171,8 +172,8 @@ TEST(RunAll, RejectsUnknownTrickAndBadFlagsBeforeWritingAnything) {
       << p.output;
   p = Exec(g_run_all + " --out_dir=" + dir);
   EXPECT_EQ(p.exit_code, 2) << p.output;
-  EXPECT_NE(p.output.find("run_all: no trick binary given, and none found in "),
-            std::string::npos) << p.output;
+  EXPECT_NE(p.output.find("run_all: no trick binary given, and none found in "), std::string::npos)
+      << p.output;
   EXPECT_NE(p.output.find("bazel run //benches:run_all"), std::string::npos) << p.output;
   // An id typed after `bazel run ... --` lands among the binaries: named, not run twice.
   p = Exec(g_run_all + " " + g_tricks["noop"] + " noop --out_dir=" + dir);
@@ -211,7 +212,8 @@ TEST(RunAll, ATrickThatRejectsTheFlagsMidRunStopsTheRun) {
 }
 
 TEST(RunAll, OnlyAndSkipSelectTricks) {
-  Proc p = Exec(g_run_all + " " + g_tricks["noop"] + " " + g_tricks["crash"] + " --skip=crash --list");
+  Proc p =
+      Exec(g_run_all + " " + g_tricks["noop"] + " " + g_tricks["crash"] + " --skip=crash --list");
   EXPECT_EQ(p.exit_code, 0);
   EXPECT_EQ(p.output, "noop\n");
   p = Exec(g_run_all + " " + g_tricks["noop"] + " " + g_tricks["crash"] + " --only=crash --list");
@@ -237,8 +239,8 @@ TEST(RunAll, RunsEachTrickInSeveralProcessesRoundRobinAndNotAgainAfterASkip) {
   const Proc p = Exec(g_run_all + " " + g_tricks["noop"] + " " + g_tricks["wrong_answer"] + " " +
                       g_tricks["cuda_only"] + " --processes=3 --min_time=0.001 --out_dir=" + dir);
   const results::RunIndex index = results::ReadRunIndex(dir + "/index.json");
-  const bool cuda = Read(dir + "/cuda_only.p1.json").find("\"cuda_available\": \"true\"") !=
-                    std::string::npos;
+  const bool cuda =
+      Read(dir + "/cuda_only.p1.json").find("\"cuda_available\": \"true\"") != std::string::npos;
   EXPECT_EQ(p.exit_code, 1) << p.output;  // wrong_answer is invalid
   EXPECT_EQ(index.processes, 3);
   EXPECT_TRUE(index.complete);
@@ -286,7 +288,8 @@ std::string FakeBuild(const std::string& name, const std::string& order_file,
   for (const auto& id : ids) {
     Script(dir, id,
            "for a in \"$@\"; do case \"$a\" in --process=*) k=${a#--process=};; esac; done\n"
-           "echo \"" + name + " " + id + " $k\" >> " + order_file + "\nexit 1");
+           "echo \"" +
+               name + " " + id + " $k\" >> " + order_file + "\nexit 1");
   }
   return dir;
 }
@@ -354,7 +357,8 @@ TEST(RunAll, AbSessionInterleavesTheBuildsInTheSeedsAbbaOrderAndRecordsIt) {
 
 TEST(RunAll, AbSessionWithRealTricksWritesTwoCompleteRunFolders) {
   const std::string old_dir = Tmp("ab_real_old"), new_dir = Tmp("ab_real_new");
-  for (const auto& d : {old_dir, new_dir}) fs::create_symlink(fs::absolute(g_tricks["noop"]), d + "/noop");
+  for (const auto& d : {old_dir, new_dir})
+    fs::create_symlink(fs::absolute(g_tricks["noop"]), d + "/noop");
   const std::string dir = Tmp("ab_real");
   const Proc p = Exec(g_run_all + " --ab=" + old_dir + "," + new_dir +
                       " --processes=2 --ab_seed=5 --min_time=0.001 --out_dir=" + dir);
@@ -422,8 +426,7 @@ struct Background {
 
 // run_all on the hang trick (then noop, which must not start), stopped by `signal`
 // while the trick runs.
-void InterruptedRunLeavesNothingRunningAndAnIncompleteIndex(int signal,
-                                                            const std::string& name) {
+void InterruptedRunLeavesNothingRunningAndAnIncompleteIndex(int signal, const std::string& name) {
   const std::string dir = Tmp("interrupted_" + name);
   const std::string pidfile = Tmp("interrupted_pid_" + name) + "/hang.pid";
   Background run({g_run_all, g_tricks["hang"], g_tricks["noop"], "--out_dir=" + dir,

@@ -6,6 +6,6 @@
 #include "run_all/run.h"
 
 int main(int argc, char** argv) {
-  return trickbench::run_all::RunAllMain(std::vector<std::string>(argv + 1, argv + argc),
-                                         std::cout, std::cerr);
+  return trickbench::run_all::RunAllMain(std::vector<std::string>(argv + 1, argv + argc), std::cout,
+                                         std::cerr);
 }

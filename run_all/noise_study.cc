@@ -66,7 +66,8 @@ std::string Percent(double x) {
 }
 
 Json RateJson(const Tally& t, const char* hits_name, bool bound) {
-  Json j = {{"comparisons", t.comparisons}, {hits_name, t.hits},
+  Json j = {{"comparisons", t.comparisons},
+            {hits_name, t.hits},
             {"rate", t.comparisons ? Json(t.Rate()) : Json(nullptr)}};
   if (bound) {
     j["upper_95"] =
@@ -77,8 +78,8 @@ Json RateJson(const Tally& t, const char* hits_name, bool bound) {
 
 std::string RateText(const Tally& t, bool bound) {
   if (t.comparisons == 0) return "no comparison";
-  std::string s = std::to_string(t.hits) + "/" + std::to_string(t.comparisons) + " = " +
-                  Percent(t.Rate());
+  std::string s =
+      std::to_string(t.hits) + "/" + std::to_string(t.comparisons) + " = " + Percent(t.Rate());
   if (bound) {
     s += " (upper 95% " + Percent(stats::ClopperPearsonUpper(t.hits, t.comparisons)) + ")";
   }
@@ -144,11 +145,11 @@ Json ToJson(const StudyResult& r) {
     }
     const std::optional<double> mde = b.Mde();
     settings.push_back({{"trick", b.trick},
-                          {"case", b.case_name},
-                          {"variant", b.variant},
-                          {"false_alarms", RateJson(b.false_alarms, "false_alarms", true)},
-                          {"mde", mde ? Json(*mde) : Json(nullptr)},
-                          {"detected", det}});
+                        {"case", b.case_name},
+                        {"variant", b.variant},
+                        {"false_alarms", RateJson(b.false_alarms, "false_alarms", true)},
+                        {"mde", mde ? Json(*mde) : Json(nullptr)},
+                        {"detected", det}});
   }
   return {{"kind", "trickbench-noise-study"},
           {"schema_version", 2},

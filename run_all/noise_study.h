@@ -71,7 +71,7 @@ struct StudyResult {
   stats::DecisionRule rule;
   int aa_sessions = 0;
   std::map<double, int> planted_sessions;  // factor -> sessions
-  std::vector<SettingStudy> settings;  // in first-seen order
+  std::vector<SettingStudy> settings;      // in first-seen order
   Tally pooled_false_alarms;
   // factor -> (MDE within the planted size, beyond it or unknown)
   std::map<double, std::pair<Tally, Tally>> detection;

@@ -103,7 +103,8 @@ bool Parse(const std::vector<std::string>& args, StudyOptions* o, std::string* e
       o->run_all_flags.push_back(a);
     }
   }
-  if (!flags.Given("processes")) o->run_all_flags.push_back("--processes=" + std::to_string(o->processes));
+  if (!flags.Given("processes"))
+    o->run_all_flags.push_back("--processes=" + std::to_string(o->processes));
   for (const std::string& p : o->plants) {
     char* end = nullptr;
     const double f = std::strtod(p.c_str(), &end);
@@ -118,7 +119,8 @@ bool Parse(const std::vector<std::string>& args, StudyOptions* o, std::string* e
     return false;
   }
   if (o->part == "planted" && o->reuse.empty()) {
-    *error = "--part=planted compares against the A/A sessions of an earlier study: give --reuse=DIR";
+    *error =
+        "--part=planted compares against the A/A sessions of an earlier study: give --reuse=DIR";
     return false;
   }
   std::set<std::string> known;
@@ -144,12 +146,14 @@ std::vector<Session> Plan(const StudyOptions& o) {
   for (int i = 1; i <= o.sessions; ++i) out.push_back({"aa-" + std::to_string(i), 0});
   // Planted sizes alternate so that drift over the study hits them alike.
   for (int i = 1; i <= o.plant_sessions; ++i) {
-    for (double f : o.factors) out.push_back({"plant-" + FactorName(f) + "-" + std::to_string(i), f});
+    for (double f : o.factors)
+      out.push_back({"plant-" + FactorName(f) + "-" + std::to_string(i), f});
   }
   return out;
 }
 
-std::vector<std::string> RunAllArgs(const StudyOptions& o, const Session& s, const std::string& dir) {
+std::vector<std::string> RunAllArgs(const StudyOptions& o, const Session& s,
+                                    const std::string& dir) {
   std::vector<std::string> args = o.binaries;
   std::string only;
   for (const auto& t : o.tricks) only += (only.empty() ? "" : ",") + t;
@@ -195,7 +199,8 @@ std::map<std::string, double> ProcessSeconds(const std::vector<std::string>& roo
     if (!fs::is_directory(root, ec)) continue;
     std::vector<std::string> indexes;
     for (const auto& e : fs::directory_iterator(root, ec)) {
-      if (fs::exists(e.path() / "index.json")) indexes.push_back((e.path() / "index.json").string());
+      if (fs::exists(e.path() / "index.json"))
+        indexes.push_back((e.path() / "index.json").string());
     }
     std::sort(indexes.rbegin(), indexes.rend());  // run-<UTC time>: the newest first
     if (indexes.size() > 20) indexes.resize(20);
@@ -245,8 +250,8 @@ int NoiseStudyMain(const std::vector<std::string>& args, std::ostream& out, std:
     return results::kExitUsage;
   }
   if (o.reuse.empty() && fs::exists(dir, ec) && !fs::is_empty(dir, ec)) {
-    err << "noise_study: --out_dir " << dir << " is not empty (to resume a study there: --reuse="
-        << dir << ")\n";
+    err << "noise_study: --out_dir " << dir
+        << " is not empty (to resume a study there: --reuse=" << dir << ")\n";
     return results::kExitUsage;
   }
 

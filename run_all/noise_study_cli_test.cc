@@ -30,8 +30,9 @@ std::string Tmp(const std::string& name) {
   return dir;
 }
 
-const std::string kTiny = " --tricks=noop --sessions=2 --processes=1 --rounds=3 --min_time=0.001"
-                          " --plants=1.5 --plant_sessions=1";
+const std::string kTiny =
+    " --tricks=noop --sessions=2 --processes=1 --rounds=3 --min_time=0.001"
+    " --plants=1.5 --plant_sessions=1";
 
 TEST(NoiseStudy, ATinyStudyWritesItsRatesAndResumes) {
   const std::string dir = Tmp("tiny");
@@ -68,7 +69,8 @@ TEST(NoiseStudy, ATinyStudyWritesItsRatesAndResumes) {
                 j["detection"][0]["mde_beyond"]["comparisons"].get<int>(),
             2);
   // The table, through the document model: in the output and in noise_study.md/.html.
-  EXPECT_NE(p.output.find("| setting | A/A false alarms | MDE | detected x1.50 |"), std::string::npos)
+  EXPECT_NE(p.output.find("| setting | A/A false alarms | MDE | detected x1.50 |"),
+            std::string::npos)
       << p.output;
   EXPECT_NE(p.output.find("| noop/optimized | "), std::string::npos) << p.output;
   for (const char* f : {"/noise_study.md", "/noise_study.html"}) {

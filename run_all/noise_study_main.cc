@@ -6,6 +6,6 @@
 #include "run_all/noise_study.h"
 
 int main(int argc, char** argv) {
-  return trickbench::run_all::noise::NoiseStudyMain(
-      std::vector<std::string>(argv + 1, argv + argc), std::cout, std::cerr);
+  return trickbench::run_all::noise::NoiseStudyMain(std::vector<std::string>(argv + 1, argv + argc),
+                                                    std::cout, std::cerr);
 }

@@ -35,7 +35,8 @@ run folder with its index (same ab.seed) and report, for
   bazel run //reports:compare -- RUN/old/report.json RUN/new/report.json
 Outcomes: )";
 
-constexpr char kFooter[] = R"(  --benchmark_*=...    forwarded to every trick binary (Google Benchmark's flags)
+constexpr char kFooter[] =
+    R"(  --benchmark_*=...    forwarded to every trick binary (Google Benchmark's flags)
 
 SIGINT (Ctrl-C) or SIGTERM stops the running trick (its whole process group), records
 it and the run as interrupted in index.json ("complete": false) and exits 128+signal.
@@ -48,9 +49,9 @@ constexpr char kForwarded[] = "forwarded to every trick binary (see its --help)"
 
 // Flags run_all hands on verbatim: the trick binary's options parse them.
 const std::set<std::string>& ForwardedNames() {
-  static const std::set<std::string> names = {"min_time", "repetitions",    "rounds",
-                                              "threads",  "seed",           "device",
-                                              "check_only", "flush_l2",     "plant_slowdown"};
+  static const std::set<std::string> names = {"min_time",   "repetitions", "rounds",
+                                              "threads",    "seed",        "device",
+                                              "check_only", "flush_l2",    "plant_slowdown"};
   return names;
 }
 
@@ -62,10 +63,11 @@ struct ForwardedValues {
 
 void Declare(Flags* flags, Options* o, ForwardedValues* fwd, std::vector<std::string>* pass,
              std::string* ab, uint64_t* ab_seed) {
-  flags->String("out_dir", &o->out_dir,
-                "output folder (default: <runs>/run-<UTC time>, <runs> being\n"
-                "$TRICKBENCH_RUNS_DIR, else runs/ under the workspace when run by\n"
-                "`bazel run`, else ./runs)")
+  flags
+      ->String("out_dir", &o->out_dir,
+               "output folder (default: <runs>/run-<UTC time>, <runs> being\n"
+               "$TRICKBENCH_RUNS_DIR, else runs/ under the workspace when run by\n"
+               "`bazel run`, else ./runs)")
       .Seconds("timeout", &o->timeout, 86400, "time limit per trick process (default 300)")
       .Int("processes", &o->processes, 1, 1000,
            "fresh processes per trick (default " + std::to_string(kDefaultProcesses) +

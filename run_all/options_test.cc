@@ -15,11 +15,13 @@ std::string ErrorOf(const std::vector<std::string>& args) {
 TEST(ParseOptions, BinariesOwnFlagsAndForwardedFlagsInOrder) {
   Options o;
   std::string error;
-  ASSERT_TRUE(ParseOptions({"bin/a", "--threads=2", "bin/b", "--timeout=60", "--only=a",
-                            "--benchmark_filter=x", "--check_only", "--out_dir=/tmp/r",
-                            "--seed=3", "--device=cpu", "--min_time=0.5", "--repetitions=4",
-                            "--flush_l2", "--skip=b", "--list", "--processes=3", "--rounds=7",
-                            "--plant_slowdown=all:1.1", "--ab=/o,/n", "--ab_seed=99"},
+  ASSERT_TRUE(ParseOptions({"bin/a",         "--threads=2",      "bin/b",
+                            "--timeout=60",  "--only=a",         "--benchmark_filter=x",
+                            "--check_only",  "--out_dir=/tmp/r", "--seed=3",
+                            "--device=cpu",  "--min_time=0.5",   "--repetitions=4",
+                            "--flush_l2",    "--skip=b",         "--list",
+                            "--processes=3", "--rounds=7",       "--plant_slowdown=all:1.1",
+                            "--ab=/o,/n",    "--ab_seed=99"},
                            &o, &error))
       << error;
   EXPECT_EQ(o.binaries, (std::vector<std::string>{"bin/a", "bin/b"}));
@@ -36,9 +38,8 @@ TEST(ParseOptions, BinariesOwnFlagsAndForwardedFlagsInOrder) {
   EXPECT_EQ(o.ab_seed, 99u);
   EXPECT_EQ(o.forward, (std::vector<std::string>{"--threads=2", "--benchmark_filter=x",
                                                  "--check_only", "--seed=3", "--device=cpu",
-                                                 "--min_time=0.5", "--repetitions=4",
-                                                 "--flush_l2", "--rounds=7",
-                                                 "--plant_slowdown=all:1.1"}));
+                                                 "--min_time=0.5", "--repetitions=4", "--flush_l2",
+                                                 "--rounds=7", "--plant_slowdown=all:1.1"}));
 }
 
 TEST(ParseOptions, Defaults) {
@@ -87,11 +88,12 @@ TEST(ParseOptions, BadCommandLinesAreOneLineErrors) {
 
 TEST(Usage, ListsEveryFlagAndTheSignalBehaviour) {
   const std::string u = Usage();
-  for (const char* flag : {"--out_dir=", "--timeout=", "--only=", "--skip=", "--list", "--help",
-                           "--min_time=", "--repetitions=", "--threads=", "--seed=", "--device=",
-                           "--check_only", "--flush_l2", "--benchmark_*", "--processes=",
-                           "--ab=", "--ab_seed=", "--rounds=", "--plant_slowdown=",
-                           "<id>.p<k>.json", "ABBA", "round-robin"}) {
+  for (const char* flag :
+       {"--out_dir=", "--timeout=",   "--only=",        "--skip=",           "--list",
+        "--help",     "--min_time=",  "--repetitions=", "--threads=",        "--seed=",
+        "--device=",  "--check_only", "--flush_l2",     "--benchmark_*",     "--processes=",
+        "--ab=",      "--ab_seed=",   "--rounds=",      "--plant_slowdown=", "<id>.p<k>.json",
+        "ABBA",       "round-robin"}) {
     EXPECT_NE(u.find(flag), std::string::npos) << flag;
   }
   EXPECT_NE(u.find("128+signal"), std::string::npos);

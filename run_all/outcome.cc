@@ -67,8 +67,7 @@ results::IndexEntry Classify(const std::string& id, int process, const ChildExit
     entry.reason = "run_all got " + SignalName(exit.stopped_by) + " and stopped it";
   } else if (exit.timed_out) {
     entry.outcome = RunOutcome::kTimeout;
-    entry.reason =
-        "exceeded the " + std::to_string(static_cast<int>(timeout_seconds)) + " s limit";
+    entry.reason = "exceeded the " + std::to_string(static_cast<int>(timeout_seconds)) + " s limit";
   } else if (!exit.exited) {
     entry.outcome = RunOutcome::kCrashed;
     entry.reason = "killed by signal " + std::to_string(exit.term_signal) + " (" +
@@ -87,8 +86,9 @@ results::IndexEntry Classify(const std::string& id, int process, const ChildExit
   } else {
     entry.outcome = RunOutcome::kFailed;
     entry.reason = "exit " + std::to_string(exit.exit_code) +
-                   (result ? "" : rejected.empty() ? ", no result file"
-                                                   : ", result file rejected (" + rejected + ")") +
+                   (result             ? ""
+                    : rejected.empty() ? ", no result file"
+                                       : ", result file rejected (" + rejected + ")") +
                    ": " + LastLines(log, 2);
   }
   return entry;

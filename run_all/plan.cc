@@ -9,9 +9,12 @@ namespace run_all {
 
 std::string RoleName(Build build) {
   switch (build) {
-    case Build::kOld: return results::kAbOld;
-    case Build::kNew: return results::kAbNew;
-    case Build::kOnly: break;
+    case Build::kOld:
+      return results::kAbOld;
+    case Build::kNew:
+      return results::kAbNew;
+    case Build::kOnly:
+      break;
   }
   return "";
 }

@@ -28,8 +28,8 @@ enum class Build { kOnly, kOld, kNew };  // kOnly: not an A/B session
 std::string RoleName(Build build);
 
 struct Job {
-  size_t trick = 0;   // index into the run's tricks
-  int process = 1;    // 1-based
+  size_t trick = 0;  // index into the run's tricks
+  int process = 1;   // 1-based
   Build build = Build::kOnly;
 };
 

@@ -160,9 +160,10 @@ std::vector<Job> PlanJobs(const Options& o, size_t tricks, std::optional<results
                           std::ostream& out) {
   if (!o.ab()) return RoundRobin(tricks, o.processes);
   const uint64_t seed =
-      o.ab_seed ? *o.ab_seed
-                : static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()) &
-                      static_cast<uint64_t>(INT64_MAX);
+      o.ab_seed
+          ? *o.ab_seed
+          : static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()) &
+                static_cast<uint64_t>(INT64_MAX);
   std::vector<Job> jobs = AbbaOrder(tricks, o.processes, seed);
   ab->emplace();
   (*ab)->seed = static_cast<int64_t>(seed);
@@ -181,15 +182,20 @@ class Session {
  public:
   Session(const Options& o, std::vector<std::string> ids, std::vector<Side> sides, std::string dir,
           std::ostream& out, std::ostream& err)
-      : o_(o), ids_(std::move(ids)), sides_(std::move(sides)), dir_(std::move(dir)), out_(out),
+      : o_(o),
+        ids_(std::move(ids)),
+        sides_(std::move(sides)),
+        dir_(std::move(dir)),
+        out_(out),
         err_(err) {}
 
   // The folders, and every index written before the first trick (see run.h).
   int Start(const std::optional<results::AbSession>& ab) {
     std::string error;
     for (Side& side : sides_) {
-      side.dir = side.build == Build::kOnly ? dir_
-                                            : MakeDir(dir_ + "/" + RoleName(side.build), "", &error);
+      side.dir = side.build == Build::kOnly
+                     ? dir_
+                     : MakeDir(dir_ + "/" + RoleName(side.build), "", &error);
       if (side.dir.empty()) {
         err_ << "run_all: " << error << "\n";
         return kExitSomeFailed;
@@ -238,7 +244,8 @@ class Session {
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       std::snprintf(line, sizeof line, "%-8s %6.1fs  (elapsed %s)", Name(entry.outcome).c_str(),
                     entry.seconds, Clock(elapsed).c_str());
-      out_ << line << (entry.reason.empty() ? "" : "  ") << entry.reason.substr(0, 160) << std::endl;
+      out_ << line << (entry.reason.empty() ? "" : "  ") << entry.reason.substr(0, 160)
+           << std::endl;
       side.index.tricks.push_back(entry);
       if (entry.outcome != RunOutcome::kOk && entry.outcome != RunOutcome::kSkipped) ++side.bad;
       // Another process of a trick that cannot run here (skipped) or gives a wrong
@@ -285,7 +292,8 @@ class Session {
       if (!WriteIndex(side)) return kExitSomeFailed;
       bad += side.bad;
     }
-    out_ << "run_all: " << (done_ - bad) << " of " << done_ << " trick processes measured or skipped";
+    out_ << "run_all: " << (done_ - bad) << " of " << done_
+         << " trick processes measured or skipped";
     if (not_run_ > 0) out_ << " (" << not_run_ << " not run again after process 1)";
     out_ << "; index: " << where << "\n";
     // The report (reports/SCHEMA.md): statistics, verdicts, Markdown and HTML; one per build.
@@ -293,7 +301,8 @@ class Session {
     for (const Side& side : sides_) {
       std::vector<std::string> report_paths;
       if (!reports::WriteRunReport(side.dir, &report_paths, &error)) {
-        err_ << "run_all: no report" << (o_.ab() ? " for " + side.dir : "") << ": " << error << "\n";
+        err_ << "run_all: no report" << (o_.ab() ? " for " + side.dir : "") << ": " << error
+             << "\n";
         return kExitSomeFailed;
       }
       for (const auto& p : report_paths) out_ << "run_all: report: " << p << "\n";
@@ -365,8 +374,8 @@ int RunAllMain(const std::vector<std::string>& args, std::ostream& out, std::ost
       }
     }
   }
-  const std::string dir = MakeDir(o.out_dir.empty() ? DefaultRunDir() : o.out_dir, "--out_dir ",
-                                  &error);
+  const std::string dir =
+      MakeDir(o.out_dir.empty() ? DefaultRunDir() : o.out_dir, "--out_dir ", &error);
   if (dir.empty()) {
     err << "run_all: " << error << "\n";
     return results::kExitUsage;

@@ -112,8 +112,10 @@ bool KnownTricks(Options* o, std::vector<std::string>* known, std::string* error
   // otherwise join them as a binary of its own and run twice (or fail late).
   for (const auto& b : o->binaries) {
     if (!IsExecutableFile(b)) {
-      *error = b + " is not a trick binary (the arguments are the binaries; to run some "
-               "tricks, --only=" + TrickId(b) + ")";
+      *error = b +
+               " is not a trick binary (the arguments are the binaries; to run some "
+               "tricks, --only=" +
+               TrickId(b) + ")";
       return false;
     }
     if (std::find(known->begin(), known->end(), TrickId(b)) != known->end()) {

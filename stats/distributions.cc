@@ -56,8 +56,8 @@ double NormalQuantile(double p) {
 double IncompleteBeta(double a, double b, double x) {
   if (x <= 0) return 0;
   if (x >= 1) return 1;
-  const double log_front = std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) +
-                           a * std::log(x) + b * std::log1p(-x);
+  const double log_front =
+      std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x);
   const double front = std::exp(log_front);
   // The continued fraction converges fast for x < (a+1)/(a+b+2); use symmetry otherwise.
   if (x < (a + 1) / (a + b + 2)) return front * BetaContinuedFraction(a, b, x) / a;

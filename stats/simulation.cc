@@ -9,7 +9,8 @@ namespace stats {
 std::vector<std::vector<double>> Experiment::LogRatios() const {
   std::vector<std::vector<double>> out(baseline.size());
   for (size_t p = 0; p < baseline.size(); ++p) {
-    for (size_t r = 0; r < baseline[p].size(); ++r) out[p].push_back(baseline[p][r] - variant[p][r]);
+    for (size_t r = 0; r < baseline[p].size(); ++r)
+      out[p].push_back(baseline[p][r] - variant[p][r]);
   }
   return out;
 }

@@ -28,7 +28,7 @@ struct Scenario {
   double round_sd = 0.03;           // log time, per variant and round
   double drift_per_round = 0.01;    // log time, random walk step, both variants
   double tail_probability = 0.05;
-  double tail_mean = 0.5;           // mean extra log time of a hit
+  double tail_mean = 0.5;  // mean extra log time of a hit
 };
 
 struct Experiment {

@@ -69,7 +69,8 @@ Speedup EstimateSpeedup(const std::vector<std::vector<double>>& log_ratios,
   std::vector<const std::vector<double>*> processes;
   for (const auto& p : log_ratios) {
     for (double x : p) {
-      if (!std::isfinite(x)) throw std::invalid_argument("EstimateSpeedup: a log ratio is not finite");
+      if (!std::isfinite(x))
+        throw std::invalid_argument("EstimateSpeedup: a log ratio is not finite");
     }
     if (!p.empty()) processes.push_back(&p);
   }
@@ -142,9 +143,10 @@ Speedup EstimateSpeedup(const std::vector<std::vector<double>>& log_ratios,
     const double center = SortedQuantile(boot, 0.5);
     s.log_se = s.between_sd / std::sqrt(static_cast<double>(s.processes));
     s.dof = s.processes - 1;
-    const double scale = boot_sd > 0 ? (s.log_se / boot_sd) * StudentTQuantile(1 - alpha / 2, s.dof) /
-                                           NormalQuantile(1 - alpha / 2)
-                                     : 0;
+    const double scale = boot_sd > 0
+                             ? (s.log_se / boot_sd) * StudentTQuantile(1 - alpha / 2, s.dof) /
+                                   NormalQuantile(1 - alpha / 2)
+                             : 0;
     log_low = estimate + (SortedQuantile(boot, alpha / 2) - center) * scale;
     log_high = estimate + (SortedQuantile(boot, 1 - alpha / 2) - center) * scale;
     s.method = "bootstrap";
@@ -200,10 +202,14 @@ Settle ToSettle(const Speedup& s, double target_half_width, double confidence) {
 
 std::string ChangeOutcomeName(ChangeOutcome o) {
   switch (o) {
-    case ChangeOutcome::kFaster: return "faster";
-    case ChangeOutcome::kSlower: return "slower";
-    case ChangeOutcome::kUnchanged: return "unchanged";
-    case ChangeOutcome::kUnknown: return "unknown";
+    case ChangeOutcome::kFaster:
+      return "faster";
+    case ChangeOutcome::kSlower:
+      return "slower";
+    case ChangeOutcome::kUnchanged:
+      return "unchanged";
+    case ChangeOutcome::kUnknown:
+      return "unknown";
   }
   return "unknown";
 }
@@ -215,7 +221,8 @@ Change CompareSpeedups(const Speedup& old_s, const Speedup& new_s, double confid
   const double se = std::sqrt(v1 + v2);
   // Welch-Satterthwaite degrees of freedom of the combined standard error.
   double dof = std::numeric_limits<double>::infinity();
-  const double denom = (old_s.dof > 0 ? v1 * v1 / old_s.dof : 0) + (new_s.dof > 0 ? v2 * v2 / new_s.dof : 0);
+  const double denom =
+      (old_s.dof > 0 ? v1 * v1 / old_s.dof : 0) + (new_s.dof > 0 ? v2 * v2 / new_s.dof : 0);
   if (denom > 0) dof = std::max(1.0, (v1 + v2) * (v1 + v2) / denom);
   const double t = StudentTQuantile(1 - (1 - confidence) / 2, dof);
   c.ratio = std::exp(d);

@@ -36,24 +36,24 @@ inline constexpr int kSignFlipMinProcesses = 6;
 
 struct SpeedupOptions {
   double confidence = 0.95;
-  uint64_t seed = 0;            // bootstrap and Monte Carlo sign flips
+  uint64_t seed = 0;  // bootstrap and Monte Carlo sign flips
   int resamples = 2000;
   double imprecise_half_width = 0.10;  // relative half-width above which it is "imprecise"
 };
 
 struct Speedup {
-  double speedup = 1;       // exp(mean over processes of the median log ratio)
+  double speedup = 1;        // exp(mean over processes of the median log ratio)
   double low = 1, high = 1;  // interval on the speedup
-  double log_se = 0;        // standard error of log(speedup)
-  double dof = 0;           // degrees of freedom of log_se (processes - 1; rounds - 1 for one)
-  double p_value = 1;       // H0: speedup = 1 (two-sided)
-  std::string method;       // "t", "bootstrap", "rounds"
-  std::string p_method;     // "sign_flip", "t"
+  double log_se = 0;         // standard error of log(speedup)
+  double dof = 0;            // degrees of freedom of log_se (processes - 1; rounds - 1 for one)
+  double p_value = 1;        // H0: speedup = 1 (two-sided)
+  std::string method;        // "t", "bootstrap", "rounds"
+  std::string p_method;      // "sign_flip", "t"
   int processes = 0, rounds = 0;  // rounds: total over processes
-  double half_width = 0;    // max(high / speedup - 1, 1 - low / speedup)
+  double half_width = 0;          // max(high / speedup - 1, 1 - low / speedup)
   bool imprecise = false;
-  double between_sd = 0;    // sd of the process values (log scale)
-  double within_sd = 0;     // pooled sd of round log ratios around their process median
+  double between_sd = 0;  // sd of the process values (log scale)
+  double within_sd = 0;   // pooled sd of round log ratios around their process median
 };
 
 // log_ratios: one vector per process, one value per round; empty processes are ignored.

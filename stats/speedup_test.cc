@@ -118,8 +118,9 @@ TEST(CompareSpeedups, DetectsAPlantedTwentyPercentSlowdown) {
   slow.true_log_speedup = std::log(1 / 1.2);
   int detected = 0;
   for (int i = 0; i < 200; ++i) {
-    std::vector<Change> c = {CompareSpeedups(EstimateSpeedup(Simulate(sc, 7 * i).LogRatios()),
-                                             EstimateSpeedup(Simulate(slow, 7 * i + 1).LogRatios()))};
+    std::vector<Change> c = {
+        CompareSpeedups(EstimateSpeedup(Simulate(sc, 7 * i).LogRatios()),
+                        EstimateSpeedup(Simulate(slow, 7 * i + 1).LogRatios()))};
     Decide(&c);
     detected += c[0].outcome == ChangeOutcome::kSlower;
   }
@@ -141,8 +142,8 @@ TEST(Speedup, ReproducibleFromTheSeed) {
 }
 
 TEST(Speedup, PointEstimateIsGeometricMeanOfProcessMedians) {
-  const Speedup s = EstimateSpeedup({{std::log(1.1), std::log(1.2), std::log(9.0)},
-                                     {std::log(1.3), std::log(1.3)}});
+  const Speedup s = EstimateSpeedup(
+      {{std::log(1.1), std::log(1.2), std::log(9.0)}, {std::log(1.3), std::log(1.3)}});
   EXPECT_NEAR(s.speedup, std::sqrt(1.2 * 1.3), 1e-12);
   EXPECT_EQ(s.processes, 2);
   EXPECT_EQ(s.rounds, 5);

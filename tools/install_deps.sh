@@ -5,7 +5,7 @@
 #   tools/install_deps.sh --venv-only  # only the torch wheel in .venv/ (no root needed)
 #
 # 1. Debian packages (apt-get): Bazel, the compilers, GoogleTest, Google Benchmark's
-#    compare.py (a test reads result files with it), the libraries of the data and
+#    compare.py (a test reads two Google Benchmark exports with it), clang-format, the libraries of the data and
 #    distributed tricks, and Debian's LibTorch 1.13 (the `--config=torch113` alternative).
 # 2. The LibTorch the build uses by default: the pinned PyTorch wheel (tools/requirements-
 #    torch.txt, hashes checked), pip-installed into <repo>/.venv (ignored by git), the version
@@ -34,7 +34,7 @@ PACKAGES=(
   libtorch-dev             # LibTorch 1.13.1, CPU only: --config=torch113
   libopenblas0-openmp      # for libtorch-dev: without it reference BLAS (~20x slower matmul)
   libgtest-dev             # GoogleTest 1.12.1
-  libbenchmark-tools       # Google Benchmark's compare.py: a test reads two result files with it
+  libbenchmark-tools       # Google Benchmark's compare.py: a test reads two exports with it
   python3-scipy            # compare.py's U test (and numpy)
   nlohmann-json3-dev
   libgloo-dev              # c10d ProcessGroupGloo's headers (ddp_vs_dp); the wheel has none
@@ -43,6 +43,7 @@ PACKAGES=(
   libjpeg62-turbo-dev      # decoder_choice (libjpeg-turbo's API directly)
   cmake                    # the CMake build of the same sources (GPU hosts without Bazel)
   ninja-build
+  clang-format             # the house style (.clang-format), checked by .ci/run step format
   chromium                 # renders the HTML report in tests (headless)
   git
   ca-certificates

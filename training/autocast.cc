@@ -54,8 +54,9 @@ void SetAutocastDtype(torch::DeviceType device, at::ScalarType dtype) {
 }
 
 bool AutocastState::operator==(const AutocastState& o) const {
-  return cpu_enabled == o.cpu_enabled && cpu_dtype == o.cpu_dtype && cuda_enabled == o.cuda_enabled &&
-         cuda_dtype == o.cuda_dtype && cache_enabled == o.cache_enabled;
+  return cpu_enabled == o.cpu_enabled && cpu_dtype == o.cpu_dtype &&
+         cuda_enabled == o.cuda_enabled && cuda_dtype == o.cuda_dtype &&
+         cache_enabled == o.cache_enabled;
 }
 
 AutocastState CurrentAutocastState() {

@@ -56,8 +56,9 @@ class AutocastGuard {
   // dtype: nullopt keeps the device's current autocast dtype (bf16 on CPU, fp16 on
   // CUDA by default). enabled=false switches autocast off for the scope (the
   // `autocast(enabled=False)` idiom for an fp32 island inside an autocast region).
-  explicit AutocastGuard(torch::DeviceType device, std::optional<at::ScalarType> dtype = std::nullopt,
-                         bool enabled = true, bool cache_enabled = true);
+  explicit AutocastGuard(torch::DeviceType device,
+                         std::optional<at::ScalarType> dtype = std::nullopt, bool enabled = true,
+                         bool cache_enabled = true);
   // Restores the CPU and CUDA settings of `state` (both devices), e.g. for a recompute.
   explicit AutocastGuard(const AutocastState& state);
   ~AutocastGuard();

@@ -84,13 +84,19 @@ TEST(AutocastGuard, RejectsBadInputAndChangesNothing) {
   EXPECT_THROW(AutocastGuard(torch::kMeta), std::invalid_argument);
   EXPECT_THROW(AutocastEnabled(torch::kMeta), std::invalid_argument);
   if (torch_compat::kCpuAutocastHasHalf) {
-    { AutocastGuard half(torch::kCPU, torch::kHalf); EXPECT_EQ(AutocastDtype(torch::kCPU), torch::kHalf); }
+    {
+      AutocastGuard half(torch::kCPU, torch::kHalf);
+      EXPECT_EQ(AutocastDtype(torch::kCPU), torch::kHalf);
+    }
   } else {
     EXPECT_THROW(AutocastGuard(torch::kCPU, torch::kHalf), std::invalid_argument);
   }
   EXPECT_EQ(CurrentAutocastState(), before);
   // CUDA autocast's switches are thread-local flags: usable without a GPU.
-  { AutocastGuard cuda(torch::kCUDA, torch::kBFloat16); EXPECT_TRUE(AutocastEnabled(torch::kCUDA)); }
+  {
+    AutocastGuard cuda(torch::kCUDA, torch::kBFloat16);
+    EXPECT_TRUE(AutocastEnabled(torch::kCUDA));
+  }
   EXPECT_EQ(CurrentAutocastState(), before);
 }
 

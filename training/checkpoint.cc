@@ -76,7 +76,8 @@ class CheckpointFunction : public torch::autograd::Function<CheckpointFunction> 
     if (torch::GradMode::is_enabled()) {
       throw std::logic_error("Checkpoint: double backward (create_graph=true) is not supported");
     }
-    auto record = c10::static_intrusive_pointer_cast<SegmentRecord>(ctx->saved_data["record"].toCapsule());
+    auto record =
+        c10::static_intrusive_pointer_cast<SegmentRecord>(ctx->saved_data["record"].toCapsule());
     const torch::autograd::variable_list saved = ctx->get_saved_variables();
     // A fresh leaf for the input, so the recompute's graph ends there.
     torch::Tensor input = saved[0].detach().requires_grad_(record->input_requires_grad);
@@ -118,7 +119,8 @@ class CheckpointFunction : public torch::autograd::Function<CheckpointFunction> 
 }  // namespace
 
 torch::Tensor Checkpoint(const Segment& segment, const torch::Tensor& input,
-                         const std::vector<torch::Tensor>& params, const CheckpointOptions& options) {
+                         const std::vector<torch::Tensor>& params,
+                         const CheckpointOptions& options) {
   if (!segment) throw std::invalid_argument("Checkpoint: empty segment");
   if (!input.defined()) throw std::invalid_argument("Checkpoint: undefined input");
   auto record = c10::make_intrusive<SegmentRecord>();
@@ -133,8 +135,8 @@ torch::Tensor CheckpointSequential(const std::vector<Layer>& layers, int64_t seg
                                    const torch::Tensor& input, const CheckpointOptions& options) {
   const int64_t n = static_cast<int64_t>(layers.size());
   if (segments < 1 || segments > n) {
-    throw std::invalid_argument("CheckpointSequential: segments must be in [1, " + std::to_string(n) +
-                                "], got " + std::to_string(segments));
+    throw std::invalid_argument("CheckpointSequential: segments must be in [1, " +
+                                std::to_string(n) + "], got " + std::to_string(segments));
   }
   torch::Tensor x = input;
   int64_t begin = 0;

@@ -58,6 +58,7 @@ struct Layer {
 // backward comes first, so recomputing it would save nothing.
 // Throws std::invalid_argument unless 1 <= segments <= layers.size().
 torch::Tensor CheckpointSequential(const std::vector<Layer>& layers, int64_t segments,
-                                   const torch::Tensor& input, const CheckpointOptions& options = {});
+                                   const torch::Tensor& input,
+                                   const CheckpointOptions& options = {});
 
 }  // namespace trickbench::training

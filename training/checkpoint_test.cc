@@ -60,7 +60,8 @@ std::vector<torch::Tensor> Grads(DeepMlp& net, const torch::Tensor& input, int64
   for (auto& p : net.Params()) p.mutable_grad() = torch::Tensor();
   const torch::Tensor x = input.detach().requires_grad_(true);
   torch::manual_seed(seed);
-  const torch::Tensor y = segments == 0 ? net.Plain(x) : CheckpointSequential(net.Layers(), segments, x, options);
+  const torch::Tensor y =
+      segments == 0 ? net.Plain(x) : CheckpointSequential(net.Layers(), segments, x, options);
   y.pow(2).sum().backward();
   std::vector<torch::Tensor> g{x.grad().clone()};
   for (const auto& p : net.Params()) g.push_back(p.grad().clone());
@@ -137,7 +138,8 @@ TEST(Checkpoint, GradientsFlowThroughTheGraphToAutogradGrad) {
 int64_t PeakBytes(DeepMlp& net, const torch::Tensor& input, int64_t segments) {
   CpuMemoryMeter meter;
   const torch::Tensor x = input.detach().requires_grad_(true);
-  const torch::Tensor y = segments == 0 ? net.Plain(x) : CheckpointSequential(net.Layers(), segments, x);
+  const torch::Tensor y =
+      segments == 0 ? net.Plain(x) : CheckpointSequential(net.Layers(), segments, x);
   y.pow(2).sum().backward();
   return meter.peak_bytes();
 }
@@ -151,8 +153,10 @@ TEST(Checkpoint, PeakMemoryIsLowerAtDepth32) {
   const int64_t sqrt_segments = PeakBytes(net, x, 6);  // ~sqrt(32)
   // Plain keeps ~4 activations of 64 KiB per block (128 blocks' worth); six
   // segments keep 6 boundaries + one segment's activations: well under half.
-  std::cout << "depth 32 peak: plain " << plain << " B, 6 checkpointed segments " << sqrt_segments << " B\n";
-  EXPECT_LT(sqrt_segments, plain / 2) << "plain " << plain << " B, checkpointed " << sqrt_segments << " B";
+  std::cout << "depth 32 peak: plain " << plain << " B, 6 checkpointed segments " << sqrt_segments
+            << " B\n";
+  EXPECT_LT(sqrt_segments, plain / 2)
+      << "plain " << plain << " B, checkpointed " << sqrt_segments << " B";
 }
 
 TEST(Checkpoint, RejectsBadInput) {

@@ -87,7 +87,8 @@ torch::Tensor GradScaler::Scale(const torch::Tensor& loss) {
 void GradScaler::Unscale(torch::optim::Optimizer& optimizer) {
   if (!options_.enabled) return;
   if (unscaled_.count(&optimizer)) {
-    throw std::logic_error("GradScaler: Unscale() already called for this optimizer since the last Update()");
+    throw std::logic_error(
+        "GradScaler: Unscale() already called for this optimizer since the last Update()");
   }
   // Group the grads by device: the fused kernel wants one device per call.
   std::map<std::string, std::vector<torch::Tensor>> by_device;
@@ -98,7 +99,8 @@ void GradScaler::Unscale(torch::optim::Optimizer& optimizer) {
       if (!g.defined()) continue;
       if (g.is_sparse()) throw std::invalid_argument("GradScaler: sparse grads are not supported");
       if (g.scalar_type() == torch::kHalf) {
-        throw std::invalid_argument("GradScaler: refusing to unscale fp16 gradients (keep fp32 master params)");
+        throw std::invalid_argument(
+            "GradScaler: refusing to unscale fp16 gradients (keep fp32 master params)");
       }
       by_device[g.device().str()].push_back(g);
       devices.emplace(g.device().str(), g.device());
@@ -115,7 +117,8 @@ void GradScaler::Unscale(torch::optim::Optimizer& optimizer) {
     const torch::Device device = devices.at(name);
     const bool use_fused = fused && HasFusedAmpKernels(device);
     used_fused_ &= use_fused;
-    torch::Tensor found = torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat).device(device));
+    torch::Tensor found =
+        torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat).device(device));
     const torch::Tensor inv = inv_scale.to(device, /*non_blocking=*/true);
     if (use_fused) {
       at::_amp_foreach_non_finite_check_and_unscale_(grads, found, inv);
@@ -142,7 +145,8 @@ bool GradScaler::Step(torch::optim::Optimizer& optimizer) {
 void GradScaler::Update() {
   if (!options_.enabled) return;
   if (unscaled_.empty()) {
-    throw std::logic_error("GradScaler: Update() without an Unscale()/Step() since the last Update()");
+    throw std::logic_error(
+        "GradScaler: Update() without an Unscale()/Step() since the last Update()");
   }
   // found_inf_ sums the per-device flags; the kernels treat any non-zero as "found".
   const bool use_fused =

@@ -38,11 +38,11 @@
 namespace trickbench::training {
 
 struct GradScalerOptions {
-  double init_scale = 65536.0;  // 2^16, PyTorch's default
-  double growth_factor = 2.0;   // > 1
-  double backoff_factor = 0.5;  // in (0, 1)
+  double init_scale = 65536.0;     // 2^16, PyTorch's default
+  double growth_factor = 2.0;      // > 1
+  double backoff_factor = 0.5;     // in (0, 1)
   int64_t growth_interval = 2000;  // clean steps before growing, > 0
-  bool enabled = true;  // false: every call is a pass-through (scale 1, always step)
+  bool enabled = true;             // false: every call is a pass-through (scale 1, always step)
   // kAuto: LibTorch's fused kernels where registered for the device; kFallback: never.
   enum class Kernels { kAuto, kFallback } kernels = Kernels::kAuto;
 };
@@ -72,9 +72,9 @@ class GradScaler {
   // Throws std::logic_error when nothing was unscaled since the last Update().
   void Update();
 
-  double scale() const;           // current scale (host read)
-  int64_t growth_tracker() const; // clean steps since the last growth or backoff
-  bool found_inf() const;         // whether an unscale since the last Update() saw an inf/NaN
+  double scale() const;            // current scale (host read)
+  int64_t growth_tracker() const;  // clean steps since the last growth or backoff
+  bool found_inf() const;          // whether an unscale since the last Update() saw an inf/NaN
   // Whether the fused LibTorch kernels did the last Unscale/Update.
   bool used_fused_kernels() const { return used_fused_; }
   const GradScalerOptions& options() const { return options_; }

@@ -136,7 +136,7 @@ TEST(GradScaler, MisuseIsAnError) {
   EXPECT_THROW(scaler.Update(), std::logic_error);  // nothing unscaled yet
   scaler.Unscale(t.optimizer);
   EXPECT_THROW(scaler.Unscale(t.optimizer), std::logic_error);  // would divide twice
-  EXPECT_TRUE(scaler.Step(t.optimizer));  // uses the earlier unscale
+  EXPECT_TRUE(scaler.Step(t.optimizer));                        // uses the earlier unscale
   scaler.Update();
 
   for (auto& p : t.model->parameters()) p.mutable_grad() = p.grad().to(torch::kHalf);
@@ -163,7 +163,8 @@ TEST(GradScaler, FusedKernelsAndFallbackAgree) {
   for (bool plant : {false, true}) {
     std::vector<double> scales;
     std::vector<std::vector<torch::Tensor>> params;
-    for (auto kernels : {GradScalerOptions::Kernels::kAuto, GradScalerOptions::Kernels::kFallback}) {
+    for (auto kernels :
+         {GradScalerOptions::Kernels::kAuto, GradScalerOptions::Kernels::kFallback}) {
       torch::manual_seed(0);
       Tiny t;
       GradScaler scaler({.init_scale = 64, .growth_interval = 1, .kernels = kernels});

@@ -37,7 +37,8 @@ torch::nn::Conv2d Conv3x3(int64_t in, int64_t out, bool bias) {
 }  // namespace
 
 SmallCnnImpl::SmallCnnImpl(const CnnSize& size) : size_(size) {
-  stem_conv_ = register_module("stem_conv", Conv3x3(size.in_channels, size.channels, size.conv_bias));
+  stem_conv_ =
+      register_module("stem_conv", Conv3x3(size.in_channels, size.channels, size.conv_bias));
   stem_bn_ = register_module("stem_bn", torch::nn::BatchNorm2d(size.channels));
   for (int64_t i = 0; i < size.blocks; ++i) {
     Block b;
@@ -61,9 +62,7 @@ torch::Tensor SmallCnnImpl::Stem(const torch::Tensor& x) {
   return torch::relu(stem_bn_->forward(stem_conv_->forward(x)));
 }
 
-torch::Tensor SmallCnnImpl::Head(const torch::Tensor& x) {
-  return fc_->forward(x.mean({2, 3}));
-}
+torch::Tensor SmallCnnImpl::Head(const torch::Tensor& x) { return fc_->forward(x.mean({2, 3})); }
 
 torch::Tensor SmallCnnImpl::forward(torch::Tensor x) {
   x = Stem(x);

@@ -78,10 +78,10 @@ std::pair<torch::Tensor, torch::Tensor> UpdateInSteps(const std::vector<torch::T
 
 struct CnnSize {
   int64_t in_channels = 3;
-  int64_t channels = 32;   // width of every residual block
-  int64_t blocks = 2;      // residual blocks after the stem
+  int64_t channels = 32;  // width of every residual block
+  int64_t blocks = 2;     // residual blocks after the stem
   int64_t classes = 10;
-  bool conv_bias = true;   // bias on convs followed by BatchNorm (conv_bias_before_bn)
+  bool conv_bias = true;  // bias on convs followed by BatchNorm (conv_bias_before_bn)
 };
 
 // A small ResNet-style CNN: stem (conv3x3-BN-ReLU), `blocks` residual blocks

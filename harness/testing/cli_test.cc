@@ -191,8 +191,8 @@ TEST(TrickBinary, GoogleBenchmarksComparePyReadsTwoExports) {
       << kComparePy << " is missing: install libbenchmark-tools (tools/install_deps.sh)";
   const std::string dir = Tmp("compare_py");
   for (const char* name : {"a", "b"}) {
-    const Proc p = Exec(g_tricks["noop"] + " --out=" + dir + "/" + name +
-                        ".json --min_time=0.001 --rounds=9");
+    const Proc p =
+        Exec(g_tricks["noop"] + " --out=" + dir + "/" + name + ".json --min_time=0.001 --rounds=9");
     ASSERT_EQ(p.exit_code, 0) << p.output;
   }
   const Proc cmp = Exec(std::string("/usr/bin/python3 ") + kComparePy + " --no-color benchmarks " +
@@ -209,7 +209,8 @@ TEST(TrickBinary, GoogleBenchmarksComparePyReadsTwoExports) {
 // and the export's entries are those rounds, sample for sample.
 TEST(TrickBinary, NoopRunWritesTheRecordAndItsExportAndNothingElse) {
   const std::string dir = Tmp("noop");
-  const Proc p = Exec(g_tricks["noop"] + " --out=" + dir + "/noop.json --min_time=0.001 --repetitions=3");
+  const Proc p =
+      Exec(g_tricks["noop"] + " --out=" + dir + "/noop.json --min_time=0.001 --repetitions=3");
   ASSERT_EQ(p.exit_code, 0) << p.output;
   EXPECT_EQ(Files(dir), (std::vector<std::string>{"noop.gbench.json", "noop.json"}));
   const json j = Load(dir + "/noop.json");
@@ -223,7 +224,8 @@ TEST(TrickBinary, NoopRunWritesTheRecordAndItsExportAndNothingElse) {
   }
   const json gb = Load(dir + "/noop.gbench.json");
   for (const auto& b : gb["benchmarks"]) {
-    if (b["run_type"] == "iteration") exported[b["name"].get<std::string>()].push_back(b["real_time"]);
+    if (b["run_type"] == "iteration")
+      exported[b["name"].get<std::string>()].push_back(b["real_time"]);
   }
   EXPECT_EQ(exported.at("BM_noop/baseline").size(), 3u);
   EXPECT_EQ(exported.at("BM_noop/optimized").size(), 3u);
@@ -279,7 +281,8 @@ TEST(TrickBinary, RoundsAreRecordedAndReproducibleFromTheSeed) {
   ExpectRoundsFollowTheSchedule(jb["trickbench"]["rounds"][0], 2, 6);
   // Another process of the same run draws other orders, and leaves reproducibility to
   // process 1.
-  EXPECT_NE(ja["trickbench"]["rounds"][0]["order_seed"], jb["trickbench"]["rounds"][0]["order_seed"]);
+  EXPECT_NE(ja["trickbench"]["rounds"][0]["order_seed"],
+            jb["trickbench"]["rounds"][0]["order_seed"]);
   EXPECT_EQ(jb["trickbench"]["settings"]["process"], 2);
   EXPECT_TRUE(ja["trickbench"]["reproducibility"]["checked"].get<bool>());
   EXPECT_FALSE(jb["trickbench"]["reproducibility"]["checked"].get<bool>());

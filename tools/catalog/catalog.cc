@@ -123,7 +123,8 @@ std::string Stem(const std::string& path) {
 }
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // Files by trick id: the trick's own file and its optional CUDA-only file.
@@ -205,12 +206,10 @@ std::string Row(const TrickDef& t, const TrickFiles& files) {
   const bool one_case = t.cpu_cases().size() == 1 && t.cpu_cases()[0].empty();
   std::string cases = one_case ? "one" : CodeList(t.cpu_cases());
   if (!t.cuda_cases().empty()) cases += "; on CUDA " + CodeList(t.cuda_cases());
-  const std::string device =
-      t.needs_cuda() ? "CUDA only: " + Cell(t.needs_cuda_reason()) : "any";
+  const std::string device = t.needs_cuda() ? "CUDA only: " + Cell(t.needs_cuda_reason()) : "any";
   return "| " + trick + " | " + Cell(t.source()) + " | " + Cell(t.claim()) + " | " +
          CodeList(variants) + " | " + Code(t.reproduced_variant()) + " | " +
-         FormatTolerance(t.tolerance()) + " | " + cases +
-         " | " + device + " |\n";
+         FormatTolerance(t.tolerance()) + " | " + cases + " | " + device + " |\n";
 }
 
 }  // namespace
@@ -232,8 +231,8 @@ bool RenderCatalog(const std::vector<const TrickDef*>& tricks,
     }
     CheckTrick(*t, problems);
     if (files.count(t->id()) == 0) {
-      problems->push_back(t->id() + ": registered, but no trick source file is named " +
-                          t->id() + ".cc (the id must be the file's stem)");
+      problems->push_back(t->id() + ": registered, but no trick source file is named " + t->id() +
+                          ".cc (the id must be the file's stem)");
     }
     const auto [spelling, fresh] = category_spelling.emplace(Lower(t->category()), t->category());
     if (!fresh && spelling->second != t->category()) {
@@ -244,8 +243,8 @@ bool RenderCatalog(const std::vector<const TrickDef*>& tricks,
   }
   for (const auto& [id, f] : files) {
     if (registered.count(id) == 0) {
-      problems->push_back(f.main + ": no trick registered under its stem (TRICKBENCH_TRICK(" +
-                          id + ", ...))");
+      problems->push_back(f.main + ": no trick registered under its stem (TRICKBENCH_TRICK(" + id +
+                          ", ...))");
     }
   }
   if (!problems->empty()) return false;

@@ -31,8 +31,7 @@ namespace trickbench::catalog {
 // Where the page lives (its links to benches/ are relative to it) and the command that
 // writes it there, as the page and the stale-page message print it.
 inline constexpr char kPagePath[] = "docs/CATALOG.md";
-inline constexpr char kRegenerateCommand[] =
-    "bazel run //benches:catalog -- --out=docs/CATALOG.md";
+inline constexpr char kRegenerateCommand[] = "bazel run //benches:catalog -- --out=docs/CATALOG.md";
 
 // Renders the page for `tricks` (any order: the page is sorted by category, then id).
 // `sources` are the trick source files as the build globbed them, relative to the

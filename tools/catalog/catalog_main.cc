@@ -79,12 +79,11 @@ int CatalogMain(int argc, char** argv, const std::vector<std::string>& sources) 
     }
     if (const auto diff = FirstDifferingLine(checked_in, page)) {
       std::cerr << "catalog: " << check << " is stale (the trick registrations changed); "
-                << diff->Describe("checked in", "generated") << "Regenerate it: "
-                << kRegenerateCommand << "\n";
+                << diff->Describe("checked in", "generated")
+                << "Regenerate it: " << kRegenerateCommand << "\n";
       return kExitFailed;
     }
-    std::cout << "catalog: " << check << " is up to date (" << registered.size()
-              << " tricks)\n";
+    std::cout << "catalog: " << check << " is up to date (" << registered.size() << " tricks)\n";
     return 0;
   }
   if (!out.empty()) {
@@ -92,8 +91,7 @@ int CatalogMain(int argc, char** argv, const std::vector<std::string>& sources) 
       std::cerr << "catalog: " << error << "\n";
       return kExitFailed;
     }
-    std::cerr << "catalog: wrote " << InWorkspace(out) << " (" << registered.size()
-              << " tricks)\n";
+    std::cerr << "catalog: wrote " << InWorkspace(out) << " (" << registered.size() << " tricks)\n";
     return 0;
   }
   std::cout << page;

@@ -95,8 +95,9 @@ TEST(RenderCatalog, DefaultsShowAsTheHarnessUsesThem) {
   const auto toy = Def("toy");  // one unnamed case, reproduce the last variant, any device
   const Rendered r = Render({toy.get()}, {"benches/toy.cc"});
   ASSERT_TRUE(r.ok);
-  EXPECT_TRUE(Contains(r.page, "| [`toy`](../benches/toy.cc) | A8, B | faster | `slow`, `fast` | "
-                               "`fast` | bitwise | one | any |\n"))
+  EXPECT_TRUE(Contains(r.page,
+                       "| [`toy`](../benches/toy.cc) | A8, B | faster | `slow`, `fast` | "
+                       "`fast` | bitwise | one | any |\n"))
       << r.page;
 }
 
@@ -121,7 +122,8 @@ TEST(RenderCatalog, ProseCannotBreakTheTableOrTurnIntoMarkup) {
   t->Claim("a|b *bold* <em> `x` [l] _i_ set_to_none\nnext");
   const Rendered r = Render({t.get()}, {"benches/toy.cc"});
   ASSERT_TRUE(r.ok);
-  EXPECT_TRUE(Contains(r.page, "| a\\|b \\*bold\\* \\<em> \\`x\\` \\[l] \\_i\\_ set_to_none next |"))
+  EXPECT_TRUE(
+      Contains(r.page, "| a\\|b \\*bold\\* \\<em> \\`x\\` \\[l] \\_i\\_ set_to_none next |"))
       << r.page;
 }
 
@@ -145,8 +147,9 @@ TEST(RenderCatalog, RefusesSourceMarkersTheArticlesDoNotHave) {
   for (const std::string bad : {"A19", "A0", "A01", "C", "A", "A1 B", "a3"}) {
     auto t = Def("toy");
     t->Source("A2, " + bad);
-    ExpectProblem({t.get()}, {"benches/toy.cc"},
-                  "toy: .Source(\"A2, " + bad + "\"): '" + bad + "' is not a marker (A1..A18 or B)");
+    ExpectProblem(
+        {t.get()}, {"benches/toy.cc"},
+        "toy: .Source(\"A2, " + bad + "\"): '" + bad + "' is not a marker (A1..A18 or B)");
   }
   auto t = Def("toy");
   t->Source("A1,A18 , B");
