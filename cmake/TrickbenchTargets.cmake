@@ -335,7 +335,7 @@ foreach(f IN LISTS _report_mains)
   endif()
 endforeach()
 
-# For tools/gpu_run.sh and anyone scripting the build: which tricks were configured,
+# For tools/device_check.sh and anyone scripting the build: which tricks were configured,
 # which were left out and why, and what the build was made from.
 file(WRITE "${CMAKE_BINARY_DIR}/tricks.txt" "${_tricks_text}")
 file(WRITE "${CMAKE_BINARY_DIR}/skipped_tricks.txt" "${_skipped_text}")

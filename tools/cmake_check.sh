@@ -88,7 +88,7 @@ if (( with_cuda )); then
     contains "$ns" nm -C "$build/benches/$id" || { say "FAILED: $id has no $ns code"; exit 1; }
   done
   say "CUDA path linked: libtorch_cuda in every binary; CUDA timing, gpu_selftest and the" \
-      "benches/*_cuda.cc code present (they run on a GPU host: tools/gpu_run.sh)"
+      "benches/*_cuda.cc code present (they run on a GPU host: tools/device_check.sh)"
 else
   out=$(mktemp -d)
   trap 'rm -rf "$out"' EXIT
