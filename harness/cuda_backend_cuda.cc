@@ -50,8 +50,9 @@ class CudaEventsBackend : public TimingBackend {
   std::string name() const override { return "cuda_events"; }
 
   double TimeSample(int64_t iterations, const std::function<void()>& body) override {
-    return cuda::TimeIterations(index_, flush_l2_, iterations, body);
+    return cuda::TimeIterations(index_, flush_l2_, iterations, body, &host_seconds_);
   }
+  double LastSampleHostSeconds() const override { return host_seconds_; }
 
   std::unique_ptr<DeviceMemoryMeter> MeterDeviceMemory() const override {
     return std::make_unique<CudaMeter>(device_);
@@ -93,6 +94,7 @@ class CudaEventsBackend : public TimingBackend {
   torch::Device device_;
   int index_;
   bool flush_l2_;
+  double host_seconds_ = 0;
 };
 
 [[maybe_unused]] const bool registered = TimingBackends::Register(

@@ -56,9 +56,10 @@ class IterationTimer {
 // One sample on a CUDA device: the seconds the current stream spent on `iterations`
 // runs of `body`. Without flush_l2, one event pair around them all (no per-iteration
 // event overhead); with it, each iteration timed on its own after an untimed flush, and
-// the times summed.
+// the times summed. *host_seconds (when given): the host's time in the calls of `body`,
+// the launches, without the waits for the device.
 double TimeIterations(int device_index, bool flush_l2, int64_t iterations,
-                      const std::function<void()>& body);
+                      const std::function<void()>& body, double* host_seconds = nullptr);
 
 struct DeviceMemory {
   int64_t allocated_bytes = 0;  // live tensors now

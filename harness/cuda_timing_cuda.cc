@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <chrono>
 #include <stdexcept>
 
 #include "harness/gpu_info.h"
@@ -97,22 +98,30 @@ double IterationTimer::StopSeconds() {
 int64_t IterationTimer::flush_bytes() const { return static_cast<int64_t>(impl_->flush_bytes); }
 
 double TimeIterations(int device_index, bool flush_l2, int64_t iterations,
-                      const std::function<void()>& body) {
+                      const std::function<void()>& body, double* host_seconds) {
+  using HostClock = std::chrono::steady_clock;
   IterationTimer timer(device_index, flush_l2);
   // Whatever the warm-up or the last sample left queued is not this sample's work.
   Check(cudaStreamSynchronize(c10::cuda::getCurrentCUDAStream(Index(device_index)).stream()),
         "cudaStreamSynchronize (before a sample)");
+  double host = 0;
+  double seconds = 0;
   if (!flush_l2) {
     timer.Start();
+    const auto start = HostClock::now();
     for (int64_t i = 0; i < iterations; ++i) body();
-    return timer.StopSeconds();
+    host = std::chrono::duration<double>(HostClock::now() - start).count();
+    seconds = timer.StopSeconds();
+  } else {
+    for (int64_t i = 0; i < iterations; ++i) {
+      timer.Start();
+      const auto start = HostClock::now();
+      body();
+      host += std::chrono::duration<double>(HostClock::now() - start).count();
+      seconds += timer.StopSeconds();
+    }
   }
-  double seconds = 0;
-  for (int64_t i = 0; i < iterations; ++i) {
-    timer.Start();
-    body();
-    seconds += timer.StopSeconds();
-  }
+  if (host_seconds) *host_seconds = host;
   return seconds;
 }
 
@@ -166,7 +175,7 @@ std::vector<std::pair<std::string, std::string>> DeviceContext(int device_index)
   add("cuda_total_memory_bytes", std::to_string(props.totalGlobalMem));
   add("cuda_l2_cache_bytes", std::to_string(Attribute(cudaDevAttrL2CacheSize, device_index)));
   // Attributes report kHz. These are the maximum clocks; the clocks a run actually got
-  // (power or thermal throttling) need NVML or nvidia-smi, which gpu_run.sh records.
+  // (power or thermal throttling) need NVML or nvidia-smi, which tools/device_check.sh records.
   add("cuda_sm_clock_max_mhz",
       std::to_string(Attribute(cudaDevAttrClockRate, device_index) / 1000));
   add("cuda_memory_clock_max_mhz",

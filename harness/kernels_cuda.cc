@@ -1,17 +1,27 @@
 // The CUDA half of harness/kernels.cc (compiled only with --config=cuda): the peak
-// FLOP/s of the current GPU from its properties.
+// FLOP/s of the current GPU. For 16-bit tensor-core work, the datasheet's dense figure
+// when the device is in harness/gpu_info.cc's table (what the self-test compares with);
+// else, and for fp32, FLOP per clock per SM times SMs times the maximum clock. Why not
+// the clock formula always: it uses the boost clock, which a GPU under a matmul does not
+// hold (an H200: ~1.07 PFLOP/s by the formula, 989 TFLOP/s published).
 #include <ATen/cuda/CUDAContext.h>
 #include <torch/torch.h>
 #include <cuda_runtime_api.h>
 
 #include <optional>
 
+#include "harness/gpu_info.h"
 #include "harness/kernels_device.h"
 
 namespace trickbench::kernels {
 
 std::optional<double> CudaPeakFlopPerSecond(int device_index, torch::ScalarType dtype) {
   const cudaDeviceProp* prop = at::cuda::getDeviceProperties(device_index);
+  if (dtype == torch::kHalf || dtype == torch::kBFloat16) {
+    // Dense fp16 and bf16 tensor-core peaks are equal on every part in the table.
+    if (const auto published = PublishedPeak(prop->name))
+      return published->bf16_dense_tflops * 1e12;
+  }
   int clock_khz = 0;  // the maximum (boost) clock; cudaDeviceProp::clockRate is gone in CUDA 13
   if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device_index) != cudaSuccess ||
       clock_khz <= 0) {

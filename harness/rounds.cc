@@ -19,6 +19,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Enough for first-touch faults and lazy initialisation; a body of nanoseconds needs no
+// more, and calibration runs it again before anything is timed.
+constexpr int kMaxWarmupRuns = 1000;
+
 double Since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
@@ -29,8 +33,13 @@ double Since(Clock::time_point t) {
 class CaseInstances {
  public:
   CaseInstances(const TrickDef& def, size_t ci, const torch::Device& device, uint64_t seed,
-                double warmup_seconds)
-      : def_(def), ci_(ci), device_(device), seed_(seed), warmup_seconds_(warmup_seconds) {}
+                double warmup_seconds, TimingBackend& timing)
+      : def_(def),
+        ci_(ci),
+        device_(device),
+        seed_(seed),
+        warmup_seconds_(warmup_seconds),
+        timing_(timing) {}
 
   // Builds and warms up every variant; false with *error naming the variant that failed.
   bool Build(std::string* failed_variant, std::string* error) {
@@ -39,11 +48,17 @@ class CaseInstances {
         SeedEverything(seed_);
         std::unique_ptr<Trick> trick = def_.Make();
         trick->SetUp(Setting{def_.cases(device_)[ci_], device_, spec.name});
-        // Warm-up: first-touch page faults, lazy init, allocator caches.
+        // Warm-up: first-touch page faults, lazy init, allocator caches, library plans.
+        // Each warm-up run is a one-iteration sample of the timing backend, which waits
+        // for the device: an unsynchronised loop timed by the host queued up to ~1000
+        // CUDA launches in its 50 ms (seconds of device work, waited out untimed). So it
+        // ends within warmup_seconds_ of device time plus one run, and after
+        // kMaxWarmupRuns runs at most.
         const Clock::time_point start = Clock::now();
+        int runs = 0;
         do {
-          spec.body(*trick);
-        } while (Since(start) < warmup_seconds_);
+          timing_.TimeSample(1, [&] { spec.body(*trick); });
+        } while (++runs < kMaxWarmupRuns && Since(start) < warmup_seconds_);
         tricks_.push_back(std::move(trick));
       } catch (const std::exception& e) {
         *failed_variant = spec.name;
@@ -62,6 +77,7 @@ class CaseInstances {
   const torch::Device device_;
   const uint64_t seed_;
   const double warmup_seconds_;
+  TimingBackend& timing_;
   std::vector<std::unique_ptr<Trick>> tricks_;
 };
 
@@ -161,7 +177,7 @@ bool RunRounds(const TimedRunInput& in, TimingBackend& timing, TimedRun* run, st
   for (size_t ci = 0; ci < cases.size(); ++ci) {
     const std::string& case_name = cases[ci];
     const size_t nv = def.variants().size();
-    CaseInstances instances(def, ci, in.device, in.opts.seed, warmup);
+    CaseInstances instances(def, ci, in.device, in.opts.seed, warmup, timing);
     std::string failed_variant;
     if (!instances.Build(&failed_variant, error)) {
       *error = BenchmarkName(def, case_name, failed_variant) + ": " + *error;
@@ -198,6 +214,7 @@ bool RunRounds(const TimedRunInput& in, TimingBackend& timing, TimedRun* run, st
           const double seconds = runners[vi].Time(s.iterations);
           const Interference d = SampleInterference() - before;
           s.ns_per_iteration = std::max(seconds, 1e-12) * 1e9 / s.iterations;
+          s.host_ns_per_iteration = timing.LastSampleHostSeconds() * 1e9 / s.iterations;
           s.cpu_ns_per_iteration = (d.user_seconds + d.system_seconds) * 1e9 / s.iterations;
           s.involuntary_switches = d.involuntary_switches;
           s.voluntary_switches = d.voluntary_switches;

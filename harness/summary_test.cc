@@ -53,6 +53,7 @@ class DeviceLines : public TimingBackend {
  public:
   std::string name() const override { return "lines"; }
   double TimeSample(int64_t, const std::function<void()>&) override { return 0; }
+  double LastSampleHostSeconds() const override { return 0; }
   std::vector<std::string> SummaryLines(const std::map<std::string, double>& b,
                                         const std::map<std::string, double>& v) const override {
     return {"    device " + std::to_string(static_cast<int>(b.at("cuda_peak_allocated_bytes"))) +

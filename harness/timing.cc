@@ -29,11 +29,16 @@ class WallClockBackend : public TimingBackend {
   double TimeSample(int64_t iterations, const std::function<void()>& body) override {
     const auto start = std::chrono::steady_clock::now();
     for (int64_t i = 0; i < iterations; ++i) body();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    last_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return last_;
   }
+  double LastSampleHostSeconds() const override { return last_; }
   std::unique_ptr<IntervalTimer> NewIntervalTimer() const override {
     return std::make_unique<SteadyClockTimer>();
   }
+
+ private:
+  double last_ = 0;
 };
 
 }  // namespace

@@ -60,6 +60,11 @@ class TimingBackend {
   // seconds on this backend's clock (the CPU wall clock; CUDA events on a CUDA device).
   // Whatever work was queued before the call is not part of the sample.
   virtual double TimeSample(int64_t iterations, const std::function<void()>& body) = 0;
+  // The host's seconds in the last TimeSample issuing its iterations, not counting any
+  // wait for the device. Beside the device time it tells a host-bound sample (the device
+  // waited for launches: about equal) from a device-bound one (far less). The wall clock
+  // times the host, so its host time is its time.
+  virtual double LastSampleHostSeconds() const = 0;
 
   // A meter for the device memory of a check run; nullptr when the device has none
   // the harness can see (the CPU's is CpuMemoryMeter, always on in the checks).

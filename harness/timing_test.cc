@@ -16,6 +16,7 @@ class FakeBackend : public TimingBackend {
     for (int64_t i = 0; i < iterations; ++i) body();
     return 1e-3 * iterations;
   }
+  double LastSampleHostSeconds() const override { return 0; }
   results::Json Settings() const override { return {{"fast", fast_}}; }
   std::unique_ptr<IntervalTimer> NewIntervalTimer() const override { return nullptr; }
 

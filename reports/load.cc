@@ -33,9 +33,10 @@ void AddProcess(Trick* t, const results::ResultFile& file) {
     if (name == r.variants.end() || rounds == r.rounds.end()) continue;
     const int index = static_cast<int>(name - r.variants.begin());
     std::vector<double> mine;
-    double faults = 0, switches = 0;
+    double faults = 0, switches = 0, host = 0;
     for (const results::RoundSample* x : rounds->Of(index)) {
       mine.push_back(x->ns_per_iteration);
+      host += x->host_ns_per_iteration;
       faults += x->minor_faults_per_iteration;
       switches += static_cast<double>(x->involuntary_switches);
     }
@@ -46,6 +47,7 @@ void AddProcess(Trick* t, const results::ResultFile& file) {
     const double total = before + static_cast<double>(mine.size());
     v.faults_per_iteration = (v.faults_per_iteration * before + faults) / total;
     v.switches_per_sample = (v.switches_per_sample * before + switches) / total;
+    v.host_ns_per_iteration = (v.host_ns_per_iteration * before + host) / total;
     v.process_medians_ns.push_back(stats::Median(mine));
     v.samples_ns.insert(v.samples_ns.end(), mine.begin(), mine.end());
   }

@@ -267,6 +267,23 @@ TEST(Rounds, FaultsAndPreemptionsAreShownWhereLarge) {
   EXPECT_EQ(md.find("0.0 page faults"), std::string::npos);
 }
 
+// On a CUDA device a variant whose host time issuing an iteration is near its device
+// time is flagged host-bound; on the CPU host time is the time, never flagged.
+TEST(Rounds, HostBoundCudaVariantsAreFlagged) {
+  Report r = MergeRun(
+      WriteSimulatedRun(ScratchDir("host_bound"), {{"alpha", stats::Simulate(Quiet(2, 1.2), 12)}}));
+  Trick& t = r.tricks[0];
+  t.device = "cuda:0";
+  t.variants[0].host_ns_per_iteration = 0.1 * t.variants[0].summary.median;
+  t.variants[1].host_ns_per_iteration = t.variants[1].summary.median;  // the device waited
+  const std::string md = doc::PrintMarkdown(ReportDocument(r));
+  const size_t at = md.find("host-bound: issuing took");
+  ASSERT_NE(at, std::string::npos) << md;
+  EXPECT_EQ(md.find("host-bound", at + 1), std::string::npos) << "the baseline is not host-bound";
+  t.device = "cpu";
+  EXPECT_EQ(doc::PrintMarkdown(ReportDocument(r)).find("host-bound"), std::string::npos);
+}
+
 TEST(Rounds, OlderReportIsRefusedWithWhatToDo) {
   const std::string dir =
       WriteSimulatedRun(ScratchDir("old_report"), {{"alpha", stats::Simulate(Quiet(2, 1.2), 9)}});

@@ -286,11 +286,17 @@ doc::Table EnvironmentTable(const Report& r) {
   return table;
 }
 
-// What the OS says disturbed a variant, when it is large enough to matter.
-std::string InterferenceText(const Variant& v) {
+// What disturbed a variant, when it is large enough to matter: the OS (faults,
+// preemptions) and, on a CUDA device, a host too slow to keep the device busy.
+std::string InterferenceText(const Variant& v, bool cuda) {
   std::string out;
+  if (cuda && v.host_ns_per_iteration >= kHostBoundShare * v.summary.median) {
+    out = "host-bound: issuing took " + FormatNs(v.host_ns_per_iteration) + " of " +
+          FormatNs(v.summary.median) + " device time/iteration";
+  }
   if (v.faults_per_iteration >= kManyFaultsPerIteration) {
-    out = FormatFixed(v.faults_per_iteration, 1) + " page faults/iteration";
+    out += (out.empty() ? "" : ", ") + FormatFixed(v.faults_per_iteration, 1) +
+           " page faults/iteration";
   }
   if (v.switches_per_sample >= kManySwitchesPerSample) {
     out +=
@@ -324,7 +330,7 @@ doc::Table VariantTable(const Trick& t) {
                     equivalent, active});
       continue;
     }
-    const std::string interference = InterferenceText(v);
+    const std::string interference = InterferenceText(v, t.device.rfind("cuda", 0) == 0);
     const stats::Summary& s = v.summary;
     table.AddRow({setting, FormatNs(s.median),
                   FormatNs(s.iqr) + " (" + FormatPercent(s.relative_iqr, 1, false) + ")",

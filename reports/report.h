@@ -72,6 +72,9 @@ struct Variant {
   // Raw: mean minor page faults per iteration and mean involuntary context switches per
   // sample, over every process: an allocation-heavy or preempted variant.
   double faults_per_iteration = 0, switches_per_sample = 0;
+  // Raw: mean host time issuing one iteration (RoundSample::host_ns_per_iteration); 0
+  // when not recorded. Beside the device time on CUDA: host-bound when about equal.
+  double host_ns_per_iteration = 0;
   // Summary of samples_ns (all zero when not timed).
   stats::Summary summary;
   // Raw: the record's check of this variant (process 1's, or the deciding process's):

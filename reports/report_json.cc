@@ -30,6 +30,7 @@ Json VariantJson(const Variant& v) {
           {"log_ratios", v.log_ratios},
           {"faults_per_iteration", v.faults_per_iteration},
           {"switches_per_sample", v.switches_per_sample},
+          {"host_ns_per_iteration", v.host_ns_per_iteration},
           {"samples", v.samples_ns.size()},
           {"median_ns", s.median},
           {"q1_ns", s.q1},
@@ -321,6 +322,7 @@ Report ReportFromJson(const Json& j, const std::string& file) {
       }
       v.faults_per_iteration = f.Number(vs[vi], vp, "faults_per_iteration");
       v.switches_per_sample = f.Number(vs[vi], vp, "switches_per_sample");
+      v.host_ns_per_iteration = f.Number(vs[vi], vp, "host_ns_per_iteration");
       v.check =
           results::VariantCheckFromJson(f, f.Object(vs[vi], vp, "check"), JsonPath(vp, "check"));
       t.variants.push_back(std::move(v));

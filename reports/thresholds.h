@@ -13,6 +13,10 @@ inline constexpr double kNoEffectBand = 0.05;        // |speedup - 1| within 5 %
 // cost more than many kernels) or it was preempted during most samples.
 inline constexpr double kManyFaultsPerIteration = 1;
 inline constexpr double kManySwitchesPerSample = 1;
+// On a CUDA device, host time issuing an iteration at or above this share of its device
+// time: the device waited for launches (host-bound), so a trick that saves device work
+// may show no speedup there.
+inline constexpr double kHostBoundShare = 0.8;
 
 }  // namespace reports
 }  // namespace trickbench

@@ -65,6 +65,7 @@ Json CaseRoundsJson(const CaseRounds& c) {
   column("start_seconds", [](const RoundSample& s) { return s.start_seconds; });
   column("iterations", [](const RoundSample& s) { return s.iterations; });
   column("ns_per_iteration", [](const RoundSample& s) { return s.ns_per_iteration; });
+  column("host_ns_per_iteration", [](const RoundSample& s) { return s.host_ns_per_iteration; });
   column("cpu_ns_per_iteration", [](const RoundSample& s) { return s.cpu_ns_per_iteration; });
   column("involuntary_switches", [](const RoundSample& s) { return s.involuntary_switches; });
   column("voluntary_switches", [](const RoundSample& s) { return s.voluntary_switches; });

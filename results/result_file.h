@@ -42,8 +42,8 @@ namespace results {
 // The one definition of the result file's schema version. 2 added the paired rounds
 // (trickbench.rounds) and settings.rounds, process and plant; 3 dropped the Google
 // Benchmark entries (now an export beside the record), checks[].benchmark and
-// settings.repetitions and random_interleaving, and added checks[].items_per_run. A
-// version 2 file is read (what 3 dropped is ignored); a version 1 file (repetitions, no
+// settings.repetitions and random_interleaving, and added checks[].items_per_run and
+// rounds[].samples.host_ns_per_iteration. A version 2 file is read (what 3 dropped is ignored); a version 1 file (repetitions, no
 // rounds) is refused with what to do.
 inline constexpr int kResultSchemaVersion = 3;
 inline constexpr int kOldestReadableResultSchemaVersion = 2;
@@ -118,7 +118,11 @@ struct RoundSample {
   int variant = 0;           // index into TrickResult::variants (0 = baseline)
   double start_seconds = 0;  // since the case's first round began
   int64_t iterations = 0;
-  double ns_per_iteration = 0;      // the timing backend's time (CUDA: device time)
+  double ns_per_iteration = 0;  // the timing backend's time (CUDA: device time)
+  // The host's time issuing the iterations, without waiting for the device (the CPU:
+  // the same as ns_per_iteration). Near the device time on CUDA: host-bound. 0 when not
+  // recorded (before schema 3 added it).
+  double host_ns_per_iteration = 0;
   double cpu_ns_per_iteration = 0;  // process CPU time (every thread) per iteration
   int64_t involuntary_switches = 0;
   int64_t voluntary_switches = 0;

@@ -52,6 +52,9 @@ CaseRounds ReadCaseRounds(const Fields& f, const Json& j, const std::string& pat
              &ns = column("ns_per_iteration"), &cpu = column("cpu_ns_per_iteration"),
              &inv = column("involuntary_switches"), &vol = column("voluntary_switches"),
              &faults = column("minor_faults_per_iteration"), &steal = column("steal_seconds");
+  // Optional (schema 3): absent in version 2 files.
+  const Json* host =
+      cols.contains("host_ns_per_iteration") ? &column("host_ns_per_iteration") : nullptr;
   for (size_t i = 0; i < n; ++i) {
     RoundSample s;
     auto at = [&](const char* name) { return JsonPath(JsonPath(spath, name), i); };
@@ -66,6 +69,8 @@ CaseRounds ReadCaseRounds(const Fields& f, const Json& j, const std::string& pat
       f.Fail(at("ns_per_iteration"), "not a positive time (a ratio needs positive times)");
     }
     s.cpu_ns_per_iteration = f.NumberAt(cpu, JsonPath(spath, "cpu_ns_per_iteration"), i);
+    if (host)
+      s.host_ns_per_iteration = f.NumberAt(*host, JsonPath(spath, "host_ns_per_iteration"), i);
     s.involuntary_switches = f.IntAt(inv, JsonPath(spath, "involuntary_switches"), i, 0);
     s.voluntary_switches = f.IntAt(vol, JsonPath(spath, "voluntary_switches"), i, 0);
     s.minor_faults_per_iteration =

@@ -72,6 +72,7 @@ ResultFile FullResult() {
         s.iterations = rounds.iterations[s.variant];
         s.ns_per_iteration = (s.variant == 0 ? 100e3 : 80e3) + k;
         s.cpu_ns_per_iteration = s.ns_per_iteration * 0.99;
+        s.host_ns_per_iteration = s.ns_per_iteration * 0.25;
         s.involuntary_switches = k;
         s.voluntary_switches = 1;
         s.minor_faults_per_iteration = 0.5;

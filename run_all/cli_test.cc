@@ -224,7 +224,7 @@ TEST(RunAll, HelpListsTheFlags) {
   const Proc p = Exec(g_run_all + " --help");
   EXPECT_EQ(p.exit_code, 0);
   EXPECT_EQ(p.output.rfind("usage: bazel run //benches:run_all", 0), 0u) << p.output;
-  EXPECT_NE(p.output.find("--flush_l2"), std::string::npos);  // tools/gpu_run.sh looks for it
+  EXPECT_NE(p.output.find("--flush_l2"), std::string::npos);
 }
 
 // (id, process) of each index entry, in the order they ran.
