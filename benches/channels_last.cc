@@ -3,8 +3,10 @@
 // The shared SmallCnn, a training step (SGD) and an inference pass, with the model's
 // 4-D parameters and buffers and the input in NCHW (contiguous) or ChannelsLast.
 // Module::to has no memory format in LibTorch 1.13, so the 4-D tensors are converted
-// with set_data. Cases: fp32, and autocast ("amp": bf16 on CPU, the only CPU autocast
-// dtype; fp16 on CUDA), each for training and inference. SetUp prepares one model per
+// with set_data. Cases: fp32, and autocast ("amp": bf16 on every device: the CPU's only
+// autocast dtype, and on CUDA the one that needs no loss scaling, since this step has no
+// GradScaler and fp16 gradients of these convolutions sit near fp16's subnormals), each
+// for training and inference. SetUp prepares one model per
 // format (the second a copy of the first) in every instance, although Setting::variant
 // names the one that runs: building only that one would change what the memory peaks
 // carry, and is not done yet.
@@ -82,7 +84,7 @@ class AutocastScope {
     const auto type = cuda_ ? at::kCUDA : at::kCPU;
     was_enabled_ = compat::AutocastEnabled(type);
     was_dtype_ = compat::AutocastDtype(type);
-    compat::SetAutocastDtype(type, cuda_ ? at::kHalf : at::kBFloat16);
+    compat::SetAutocastDtype(type, at::kBFloat16);
     compat::SetAutocastEnabled(type, true);
     at::autocast::increment_nesting();
   }
@@ -183,7 +185,7 @@ class ChannelsLast : public trickbench::Trick {
     // What the body ran (set by every body), then that its model keeps the format.
     if (last_ != &f)
       return "the last step ran the " + std::string(want_cl ? "NCHW" : "ChannelsLast") + " model";
-    if (amp_ && logits_.scalar_type() != (device_.is_cuda() ? at::kHalf : at::kBFloat16)) {
+    if (amp_ && logits_.scalar_type() != at::kBFloat16) {
       return std::string("autocast was off: logits are ") + c10::toString(logits_.scalar_type());
     }
     torch::NoGradGuard no_grad;

@@ -8,8 +8,9 @@
 // the main result: it should grow ~linearly with depth for the baseline and ~with
 // sqrt(depth) for the checkpointed run (Chen et al. 2016), for ~1/3 more time.
 //
-// Equivalence: the recompute runs the same kernels on the same inputs, so parameters
-// and grads are bitwise equal. (BatchNorm running statistics are updated twice per
+// Equivalence: the recompute runs the same kernels on the same inputs (on CUDA with
+// cuDNN deterministic and not autotuned: SetUp), so parameters and grads are bitwise
+// equal. (BatchNorm running statistics are updated twice per
 // step in the checkpointed run, forward and recompute, as with PyTorch's checkpoint;
 // they are buffers used only in eval mode and are not part of the result.)
 #include <algorithm>
@@ -26,6 +27,13 @@ namespace wl = trickbench::workloads;
 class GradCheckpointing : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Setting& s) override {
+    // Bitwise equivalence needs the same backward kernels on both sides; on CUDA cuDNN
+    // may otherwise pick algorithms that accumulate with atomics (a different sum each
+    // run) or autotune a different one per shape. Deterministic, not autotuned.
+    if (s.device.is_cuda()) {
+      at::globalContext().setDeterministicCuDNN(true);
+      at::globalContext().setBenchmarkCuDNN(false);
+    }
     depth_ = std::stoi(s.case_name.substr(std::string("depth").size()));
     model_ = wl::SmallCnn(
         wl::CnnSize{.in_channels = 3, .channels = 16, .blocks = depth_, .classes = 10});
