@@ -282,6 +282,9 @@ step_start=$(date +%s)
 bounded 60 "$build_dir/gpu_selftest" --out="$work/selftest.json" > "$work/selftest.log" 2>&1
 rc=$?
 note "self-test: exit $rc in $(( $(date +%s) - step_start ))s"
+if (( rc != 0 )); then   # say why here; the whole log is in the archive
+  grep -v '^$' "$work/selftest.log" | tail -2 | sed 's/^/  /' >> "$summary"
+fi
 if [[ -f "$work/selftest.json" ]] && command -v python3 >/dev/null 2>&1; then
   python3 - "$work/selftest.json" >> "$summary" 2>&1 <<'EOF'
 import json, sys
