@@ -5,7 +5,6 @@
 #include <map>
 #include <set>
 
-#include "reports/analyze.h"
 #include "reports/format.h"
 
 namespace trickbench {

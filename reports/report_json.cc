@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <set>
 
 #include "reports/analyze.h"
@@ -15,8 +14,6 @@ namespace {
 using results::Fields;
 using results::Json;
 using results::JsonPath;
-
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 Json OrNull(const std::optional<int>& x) { return x ? Json(*x) : Json(nullptr); }
 

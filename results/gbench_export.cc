@@ -1,9 +1,7 @@
 #include "results/gbench_export.h"
 
 #include <algorithm>
-#include <cmath>
 #include <map>
-#include <numeric>
 #include <vector>
 
 #include "common/atomic_file.h"
@@ -12,10 +10,6 @@
 namespace trickbench {
 namespace results {
 namespace {
-
-double Mean(const std::vector<double>& v) {
-  return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
-}
 
 // What Google Benchmark's counters would have held: the check's figures. The
 // allocations are per check run, so per run they divide by the check's steps.

@@ -3,8 +3,6 @@
 #include "results/result_file.h"
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
 #include <limits>
 #include <set>
 

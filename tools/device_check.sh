@@ -76,7 +76,6 @@ log="$work/device_check.log"
 summary="$work/summary.txt"
 : > "$log"
 : > "$summary"
-status=2
 child=""
 
 left() { echo $(( deadline - $(date +%s) )); }
@@ -97,10 +96,9 @@ bounded() {  # bounded SECONDS COMMAND...: the command's status, 124 when it ran
   return $rc
 }
 
-pack() {
-  local rc=$?
+pack() {  # on EXIT: every path leaves by `exit N`, so $? is the status
+  local status=$?
   trap - EXIT INT TERM HUP
-  (( rc != 0 && status == 0 )) && status=$rc
   stop_child
   note "exit status: $status after $(elapsed)s"
   cp "$summary" "$out_dir/summary.txt"
@@ -124,7 +122,6 @@ stop_child() {
 }
 on_signal() {
   note "stopped by SIG$1 at $(elapsed)s"
-  status=1
   exit 1   # runs pack
 }
 trap pack EXIT
@@ -253,7 +250,6 @@ if [[ -f "$build_dir/skipped_tricks.txt" ]]; then
 fi
 if [[ "$gpu" == "none" ]] && (( ! allow_cpu )); then
   note "no GPU on this host: built, nothing run (on a GPU host the same command runs it all)"
-  status=3
   exit 3
 fi
 
@@ -332,5 +328,5 @@ for t in index["tricks"]:
         print("  %-26s %-8s %s" % (t["id"], t["outcome"], t["reason"][:200]))
 EOF
 fi
-if (( run_rc == 0 && build_failures == 0 )); then status=0; else status=1; fi
-exit "$status"
+(( run_rc == 0 && build_failures == 0 )) && exit 0
+exit 1
