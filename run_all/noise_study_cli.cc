@@ -41,12 +41,12 @@ How often compare raises a false alarm on this machine, and how large a slowdown
 catches. Runs whole run_all sessions of one build, then compares them with the rule
 of //reports:compare:
   A/A: --sessions sessions with the same settings, every pair compared; a "faster" or
-       "slower" outcome is a false alarm (per benchmark and pooled, with the
+       "slower" outcome is a false alarm (per setting and pooled, with the
        Clopper-Pearson upper 95% bound).
   planted: --plant_sessions sessions per factor of --plants with
        --plant_slowdown=all:F forwarded (every non-baseline variant F times slower),
        each compared against every A/A session; "slower" is a detection, split by
-       whether the benchmark's minimum detectable effect is within the planted size.
+       whether the setting's minimum detectable effect is within the planted size.
 Prints its estimated duration first (from earlier runs' index.json where there are
 some), then the table; writes noise_study.json into the study folder, which holds one
 run folder per session (aa-1, ..., plant-1.10-1, ...). A complete session in a folder
