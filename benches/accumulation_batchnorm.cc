@@ -19,6 +19,13 @@
 // the GroupNorm one vanishing to float noise).
 //
 // The time and memory of accumulation itself are grad_accumulation's subject: no claim.
+#include <torch/nn/modules/activation.h>
+#include <torch/nn/modules/batchnorm.h>
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/modules/normalization.h>
+#include <torch/optim/sgd.h>
+
 #include <algorithm>
 
 #include "harness/trick.h"

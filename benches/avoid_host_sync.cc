@@ -8,6 +8,9 @@
 //
 // Both accumulate in double the same float losses in the same order, so the total is
 // bitwise equal, as are the trained parameters.
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/optim/sgd.h>
+
 #include "harness/trick.h"
 #include "workloads/workloads.h"
 

@@ -19,6 +19,9 @@
 // fp32 accumulation whatever blocking the kernel picks for the batch size, and the 16-bit
 // roundings of exact sums agree: bitwise equal on CPU. Tolerance rtol 2e-3 (two fp16
 // ulps) allows for cuBLAS's reduced-precision fp16 reductions on a GPU.
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/utils.h>
+
 #include "harness/kernels.h"
 #include "harness/trick.h"
 #include "workloads/workloads.h"

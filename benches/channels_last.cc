@@ -38,6 +38,11 @@
 // Tolerance rtol 1e-2, atol 1e-2, set by the autocast cases: bf16 keeps 8 significant
 // bits (0.4% per rounding) and the two formats round at different points through
 // seven layers; the fp32 cases agree to ~1e-5, well inside it.
+#include <torch/nn/functional.h>
+#include <torch/nn/module.h>
+#include <torch/optim/sgd.h>
+#include <torch/utils.h>
+
 #include <ATen/autocast_mode.h>
 
 #include "harness/trick.h"

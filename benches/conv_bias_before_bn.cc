@@ -13,6 +13,11 @@
 // rounds at a different magnitude (a few fp32 ulp per BatchNorm, 7 of them); a bias
 // that did not cancel would move the logits by its own size (~0.1).
 // Counters: parameters (total count) and conv_bias_parameters.
+#include <torch/nn/functional.h>
+#include <torch/nn/module.h>
+#include <torch/optim/sgd.h>
+#include <torch/utils.h>
+
 #include "harness/trick.h"
 #include "workloads/workloads.h"
 

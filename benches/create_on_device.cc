@@ -8,6 +8,8 @@
 // arange below 2^24 is exact in float and the scaling is one IEEE multiply, so the CPU
 // and the GPU produce bitwise the same values. The CPU memory meter shows the other
 // saving: the baseline allocates 64 MiB of host memory per run, the optimized none.
+#include <torch/cuda.h>
+
 #include "harness/trick.h"
 
 namespace {

@@ -42,6 +42,13 @@
 // Equivalence: outputs (forward) or grads (backward). Tolerance rtol 1e-2, atol 1e-3:
 // cuDNN convolutions use TF32 by default (10-bit mantissa) and the two variants run
 // different algorithms (and pad in different places), each rounding differently.
+#include <torch/nn/functional.h>
+#include <torch/nn/module.h>
+#include <torch/nn/modules/batchnorm.h>
+#include <torch/nn/modules/conv.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/utils.h>
+
 #include <chrono>
 
 #include "harness/trick.h"

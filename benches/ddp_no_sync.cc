@@ -22,6 +22,11 @@
 // budget split between the ranks, at least 1 each). On a CUDA host the ranks still run
 // on the CPU: the article's NCCL setting needs GPUs per rank. Memory: the work is in
 // the rank processes, which the harness's meter (this process) does not see: no claim.
+#include <torch/nn/functional.h>
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/optim/sgd.h>
+#include <torch/utils.h>
+
 #include <utility>
 
 #include "distributed/process_group.h"

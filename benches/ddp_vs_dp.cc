@@ -50,6 +50,11 @@
 // 0.60x (run_all, 3 processes: 0.53x [0.27, 1.03] at 1 thread, 0.52x [0.32, 0.84] at
 // 2). The threads win at both budgets: no process hop, no all-reduce. With a whole
 // budget per replica thread the order flipped at --threads=2 (ddp_gloo 2.9-3.6x).
+#include <torch/nn/functional.h>
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/optim/sgd.h>
+#include <torch/utils.h>
+
 #include <unistd.h>
 
 #include <iostream>

@@ -8,6 +8,8 @@
 // storage. The price, in the counter stored_bytes: BMP and raw are ~10x larger, which
 // costs I/O on cold or remote storage. Evidence that a variant read its own format: the
 // run's LoadTrace counts the samples decoded per codec (by the bytes' signature).
+#include <torch/data.h>
+
 #include "data/codec.h"
 #include "data/dataset.h"
 #include "data/image_set.h"

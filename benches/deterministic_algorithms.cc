@@ -27,6 +27,13 @@
 // paths) and agree bitwise; on CUDA the fast mode's atomics and nondeterministic
 // conv algorithms reorder float additions, so parameters after the steps differ in the last
 // bits: rtol 1e-4 / atol 1e-6 covers that after a few SGD steps of this size.
+#include <torch/nn/functional.h>
+#include <torch/nn/module.h>
+#include <torch/nn/modules/batchnorm.h>
+#include <torch/nn/modules/conv.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/optim/sgd.h>
+
 #include "determinism/guard.h"
 #include "harness/trick.h"
 

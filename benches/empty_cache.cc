@@ -14,6 +14,9 @@
 // (segments the allocator created). Inactive(): the variant must have released cached
 // bytes (evidence from the allocator, not a flag: the baseline's body releases none). Both variants train identically: parameters bitwise equal.
 // CUDA only: the caching allocator's calls live in empty_cache_cuda.cc (--config=cuda).
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/optim/sgd.h>
+
 #include <stdexcept>
 
 #include "harness/trick.h"

@@ -23,6 +23,10 @@
 // Claims: time and memory for the no_grad variants only. eval() claims neither (skipping
 // the dropout mask and the batch statistics saves a little work, but the article's
 // point is that eval() is not a substitute for no_grad), so eval_only has no Expect().
+#include <torch/nn/module.h>
+#include <torch/nn/modules/dropout.h>
+#include <torch/utils.h>
+
 #include "determinism/seed.h"
 #include "harness/trick.h"
 #include "workloads/workloads.h"

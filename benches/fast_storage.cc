@@ -19,6 +19,8 @@
 // and inodes stay cached.
 //
 // Both variants deliver the same tensors in the same order: compared bitwise.
+#include <torch/data.h>
+
 #include <chrono>
 
 #include "data/dataset.h"

@@ -7,6 +7,9 @@
 // view into one contiguous buffer, so SGD with momentum steps one tensor. Only
 // optimizer.step() is measured, on fixed seeded grads. The elementwise arithmetic is
 // the same, so the parameters must stay bitwise equal.
+#include <torch/optim/sgd.h>
+#include <torch/utils.h>
+
 #include "harness/trick.h"
 
 namespace {

@@ -10,6 +10,12 @@
 //
 // (On a GPU the tip adds emptying the caching allocator; that lowers reserved, not
 // peak allocated memory, and this CPU-measured trick does not do it.)
+#include <torch/nn/functional.h>
+#include <torch/nn/modules/activation.h>
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/optim/sgd.h>
+
 #include "harness/trick.h"
 #include "workloads/workloads.h"
 

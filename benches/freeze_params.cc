@@ -6,6 +6,10 @@
 // autograd keeps what that needs; the optimized variant sets requires_grad=false on
 // the backbone, so backward stops at the head. The head sees the same forward and the
 // same gradient, so its trained parameters are bitwise equal.
+#include <torch/nn/module.h>
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/optim/adam.h>
+
 #include "harness/trick.h"
 #include "workloads/workloads.h"
 

@@ -24,6 +24,8 @@
 // kernels) at::gelu is off by up to 1.05e-6 and the composed chain by 4.1e-7, so the two
 // differ by up to 1.03e-6 (x = -3.46). The composed ops are not the tanh approximation,
 // which would differ by up to ~1e-3.
+#include <torch/jit.h>
+
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
 

@@ -14,6 +14,9 @@
 // 65536 elements of a 256x256 weight grad differed by up to 1.9e-6, near-zero elements,
 // so atol 1e-6 failed there; the check prints the measured max |diff| when it fails).
 // A dropped update is still caught (DroppedUpdateIsCaught).
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/optim/sgd.h>
+
 #include "harness/trick.h"
 #include "workloads/workloads.h"
 

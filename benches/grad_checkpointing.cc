@@ -13,6 +13,10 @@
 // equal. (BatchNorm running statistics are updated twice per
 // step in the checkpointed run, forward and recompute, as with PyTorch's checkpoint;
 // they are buffers used only in eval mode and are not part of the result.)
+#include <torch/nn/functional.h>
+#include <torch/nn/module.h>
+#include <torch/optim/sgd.h>
+
 #include <algorithm>
 #include <cmath>
 

@@ -19,6 +19,10 @@
 // most N threads. Not exactly N: the 4 batches of an epoch go to whichever worker pops
 // them first, so a worker the scheduler wakes late may get none (2 cores here); the
 // count is the counter producer_threads.
+#include <ATen/Parallel.h>
+#include <torch/cuda.h>
+#include <torch/data.h>
+
 #include "data/dataset.h"
 #include "data/image_set.h"
 #include "data/process_memory.h"

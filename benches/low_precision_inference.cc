@@ -22,6 +22,11 @@
 // max|w|/127, activations are quantized to 8 bits per batch, and four layers compound
 // it; bf16 keeps 8 significant bits per value and layer. About 4x the measured int8
 // error, so a broken kernel (wrong scale, dropped bias) still fails the check.
+#include <torch/jit.h>
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/utils.h>
+
 #include <ATen/core/dispatch/Dispatcher.h>
 
 #include "harness/kernels.h"

@@ -33,6 +33,13 @@
 // 512-1024-1024-1024-10 matmuls accumulate in fp32 but round inputs and outputs, so
 // logits of magnitude ~0.1-1 differ from fp32 by up to ~1e-2: atol 2e-2, rtol 5e-2,
 // which the size's halving exceeds 10 times over.
+#include <torch/nn/functional.h>
+#include <torch/nn/modules/activation.h>
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/modules/normalization.h>
+#include <torch/optim/sgd.h>
+
 #include "harness/trick.h"
 #include "workloads/workloads.h"
 #include "training/autocast.h"

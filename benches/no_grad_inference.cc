@@ -4,6 +4,9 @@
 // activations for a backward that never comes), under NoGradGuard, and under
 // InferenceMode (which also skips version counters and view tracking). Outputs must be
 // bitwise equal: the kernels are the same, only the bookkeeping differs.
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/utils.h>
+
 #include "harness/trick.h"
 #include "workloads/workloads.h"
 

@@ -13,6 +13,8 @@
 // Same kernels on the same data in the same order on the compute stream: results are
 // expected bitwise equal; the tolerance (1e-6 relative) only allows cuBLAS to choose a
 // different kernel for the same shape in the other instance.
+#include <torch/cuda.h>
+
 #include "harness/trick.h"
 
 #ifdef TRICKBENCH_CUDA

@@ -20,6 +20,8 @@
 // samples came from (every sample file, or LMDB's data.mdb, or the shard).
 //
 // Every store delivers the same bytes, so the data must be bitwise equal.
+#include <torch/data.h>
+
 #include <chrono>
 
 #include "data/dataset.h"

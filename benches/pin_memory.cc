@@ -10,6 +10,8 @@
 // Memory: pinned memory comes from LibTorch's pinned host allocator, which the CPU
 // memory meter does not see; the pinned copy is host memory the OS cannot page out.
 // The device copies are bitwise equal.
+#include <torch/cuda.h>
+
 #include "harness/trick.h"
 
 #ifdef TRICKBENCH_CUDA

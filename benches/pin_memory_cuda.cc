@@ -3,7 +3,7 @@
 #include <ATen/cuda/CUDAEvent.h>
 #include <c10/cuda/CUDAStream.h>
 #include <cuda_runtime_api.h>
-#include <torch/torch.h>
+#include <torch/types.h>
 
 namespace trickbench::pin_memory_cuda {
 

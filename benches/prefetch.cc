@@ -16,6 +16,10 @@
 // (one, not the consumer, in the background variant), and a shared event count orders
 // each batch's loading against the previous training step: a batch "loaded ahead" began
 // loading before the step on the batch before it ended, which serial loading never does.
+#include <torch/data.h>
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/optim/sgd.h>
+
 #include <array>
 #include <atomic>
 

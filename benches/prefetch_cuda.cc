@@ -3,7 +3,8 @@
 #include <ATen/cuda/CUDAEvent.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/data.h>
 
 #include <functional>
 #include <memory>

@@ -13,6 +13,8 @@
 //
 // The preprocessed pixels are exactly the baseline's resize output, so the delivered
 // batches are bitwise equal.
+#include <torch/data.h>
+
 #include <chrono>
 
 #include "data/codec.h"

@@ -11,6 +11,9 @@
 // Both must give bitwise-equal parameters, and every run of a variant must repeat the
 // first run exactly (checked in Inactive: a generator the reset missed shows up there).
 // Seeding only torch would miss the shuffle: that is the failure this trick guards.
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/optim/sgd.h>
+
 #include <algorithm>
 #include <numeric>
 

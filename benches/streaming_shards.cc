@@ -21,6 +21,8 @@
 //
 // Counters come from the body's own reads: files_opened_per_run, bytes_read_per_run.
 // Both deliver the same bytes in the same order: the data must be bitwise equal.
+#include <torch/data.h>
+
 #include <fcntl.h>
 #include <unistd.h>
 

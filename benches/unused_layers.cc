@@ -10,6 +10,10 @@
 //
 // The used layers are built first and the batch before both, so both variants draw
 // the same initial weights and data: the trained used parameters are bitwise equal.
+#include <torch/nn/module.h>
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/optim/adam.h>
+
 #include "harness/trick.h"
 #include "workloads/workloads.h"
 

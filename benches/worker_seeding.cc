@@ -16,6 +16,8 @@
 // data agree within atol 0.1 (+1e-6 for float rounding). A wrong sample or order
 // (values ~1 apart) still fails. Memory: the harness's meter counts the workers'
 // allocations too (it is process-wide, harness/memory.h).
+#include <torch/data.h>
+
 #include "determinism/seed.h"
 #include "determinism/seeded_dataset.h"
 #include "harness/trick.h"

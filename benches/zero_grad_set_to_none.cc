@@ -4,6 +4,9 @@
 // every grad, then backward accumulates into them) or by setting them to none
 // (backward then writes fresh grads, no memset, no read-add-write). Parameters after
 // the steps must be bitwise equal: 0 + g == g exactly.
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/optim/sgd.h>
+
 #include "harness/trick.h"
 #include "workloads/workloads.h"
 

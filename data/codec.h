@@ -14,7 +14,7 @@
 // complete image in one of the three formats (corrupt, truncated, empty).
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <optional>
 #include <string>

@@ -1,3 +1,5 @@
+#include <torch/utils.h>
+
 #include "data/codec.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,7 @@
 #include "data/dataset.h"
 
+#include <torch/data.h>
+
 #include <random>
 #include <stdexcept>
 

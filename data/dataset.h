@@ -17,7 +17,8 @@
 // an epoch delivers fewer samples than the dataset holds: a run is never silently short.
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/data.h>
 
 #include <array>
 #include <cstdint>

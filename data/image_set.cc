@@ -1,5 +1,7 @@
 #include "data/image_set.h"
 
+#include <torch/nn/functional.h>
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>

@@ -12,7 +12,7 @@
 //   // ... dir and every file in it are removed when `dir` goes away.
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cstdint>
 #include <string>

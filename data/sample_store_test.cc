@@ -1,3 +1,5 @@
+#include <torch/utils.h>
+
 #include "data/sample_store.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,7 @@
 #include "determinism/fingerprint.h"
 
+#include <torch/nn/module.h>
+
 #include <cstdio>
 #include <cstring>
 

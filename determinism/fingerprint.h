@@ -11,13 +11,15 @@
 // one weight changes it. It is not cryptographic.
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "third_party/libtorch/forward.h"
 
 namespace trickbench {
 

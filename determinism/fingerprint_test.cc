@@ -1,3 +1,6 @@
+#include <torch/nn/modules/linear.h>
+#include <torch/utils.h>
+
 #include "determinism/fingerprint.h"
 
 #include <gtest/gtest.h>

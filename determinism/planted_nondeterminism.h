@@ -11,7 +11,7 @@
 // one call's offset about 1 time in 200, so over a run of many steps they never agree.
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 namespace trickbench::testing {
 

@@ -1,5 +1,10 @@
 #include "determinism/reference_training.h"
 
+#include <torch/data.h>
+#include <torch/nn/functional.h>
+#include <torch/optim/adam.h>
+#include <torch/serialize.h>
+
 #include <sstream>
 
 #include "determinism/seeded_dataset.h"

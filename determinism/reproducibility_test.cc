@@ -5,6 +5,8 @@
 // fresh processes, across DataLoader worker counts, or across a checkpoint. It also
 // proves it can fail: planted scheduling noise, a missing seed and a forgotten RNG
 // state must each be caught. Copy this file to gate your own training loop.
+#include <torch/optim/sgd.h>
+
 #include <ATen/Parallel.h>
 #include <gtest/gtest.h>
 

@@ -1,5 +1,8 @@
 #include "determinism/seed.h"
 
+#include <torch/serialize.h>
+#include <torch/utils.h>
+
 #include <ATen/Context.h>
 #include <torch/cuda.h>
 

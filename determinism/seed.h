@@ -20,7 +20,7 @@
 // state cannot be read, so code that needs resumable randomness must not use it).
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cstdint>
 #include <random>

@@ -1,7 +1,7 @@
 #include "determinism/seed.h"
 
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <set>
 #include <string>

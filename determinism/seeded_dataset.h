@@ -24,7 +24,8 @@
 #pragma once
 
 #include <ATen/CPUGeneratorImpl.h>
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/data.h>
 
 #include <cstdint>
 #include <functional>

@@ -1,3 +1,6 @@
+#include <torch/data.h>
+#include <torch/utils.h>
+
 #include "determinism/seeded_dataset.h"
 
 #include <gtest/gtest.h>

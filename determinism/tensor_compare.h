@@ -26,7 +26,7 @@
 // elements) cover all of them, and each tensor that is not bitwise equal is listed.
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cstdint>
 #include <string>

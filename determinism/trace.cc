@@ -1,5 +1,13 @@
 #include "determinism/trace.h"
 
+#include <torch/nn/module.h>
+#include <torch/optim/adagrad.h>
+#include <torch/optim/adam.h>
+#include <torch/optim/adamw.h>
+#include <torch/optim/optimizer.h>
+#include <torch/optim/rmsprop.h>
+#include <torch/optim/sgd.h>
+
 #include "determinism/tensor_compare.h"
 
 #include <cmath>

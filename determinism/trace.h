@@ -19,7 +19,7 @@
 // (without values) to compare runs of separate processes.
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cstdint>
 #include <optional>
@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "determinism/fingerprint.h"
+#include "third_party/libtorch/forward.h"
 
 namespace trickbench {
 

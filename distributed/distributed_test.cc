@@ -2,6 +2,8 @@
 // test binary re-executed as ranks (the TRICKBENCH_RANK_MAIN below), including ranks
 // that are killed, hang, throw, or lose their parent: each time the failure is
 // reported and no rank process remains.
+#include <torch/utils.h>
+
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/socket.h>

@@ -1,5 +1,8 @@
 #include "distributed/process_group.h"
 
+#include <torch/serialize.h>
+#include <torch/utils.h>
+
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/csrc/jit/serialization/pickle.h>
 

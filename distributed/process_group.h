@@ -15,7 +15,7 @@
 #pragma once
 
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <chrono>
 #include <vector>

@@ -25,7 +25,7 @@
 #pragma once
 
 #include <sys/types.h>
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <chrono>
 #include <stdexcept>

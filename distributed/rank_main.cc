@@ -1,5 +1,6 @@
 #include "distributed/rank_main.h"
 
+#include <ATen/Parallel.h>
 #include <unistd.h>
 
 #include <chrono>

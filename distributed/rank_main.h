@@ -25,7 +25,7 @@
 // (LibTorch's, in its shared library, are ready).
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <functional>
 

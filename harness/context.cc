@@ -1,5 +1,9 @@
 #include "harness/context.h"
 
+#include <ATen/Parallel.h>
+#include <torch/cuda.h>
+#include <torch/version.h>
+
 #include <dlfcn.h>
 #include <link.h>
 #include <unistd.h>

@@ -8,7 +8,7 @@
 //     std::cout << key << ": " << value << "\n";   // torch_version: 2.11.0, ...
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <string>
 #include <utility>

@@ -1,7 +1,9 @@
 #include "harness/context.h"
 
+#include <ATen/Parallel.h>
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <torch/version.h>
 
 #include <map>
 

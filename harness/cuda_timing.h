@@ -20,7 +20,7 @@
 // for its Result() to be ready).
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cstdint>
 #include <functional>

@@ -11,7 +11,10 @@
 //
 // Exit status: 0 measured (the verdicts are in the table), 1 a CUDA error,
 // 2 bad command line, or no CUDA (a build without it, or no device).
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/cuda.h>
+#include <torch/utils.h>
+#include <torch/version.h>
 
 #include <algorithm>
 #include <cstdio>

@@ -1,5 +1,7 @@
 #include "harness/kernels.h"
 
+#include <torch/cuda.h>
+
 #include <algorithm>
 #include <chrono>
 #include <stdexcept>

@@ -19,7 +19,7 @@
 // Google Benchmark export's items_per_second is the measured rounds' FLOP/s).
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cstdint>
 #include <functional>

@@ -5,7 +5,7 @@
 // the clock formula always: it uses the boost clock, which a GPU under a matmul does not
 // hold (an H200: ~1.07 PFLOP/s by the formula, 989 TFLOP/s published).
 #include <ATen/cuda/CUDAContext.h>
-#include <torch/torch.h>
+#include <torch/types.h>
 #include <cuda_runtime_api.h>
 
 #include <optional>

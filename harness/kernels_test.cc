@@ -1,3 +1,5 @@
+#include <torch/utils.h>
+
 #include "harness/kernels.h"
 
 #include <gtest/gtest.h>

@@ -1,8 +1,9 @@
 #include "harness/memory.h"
 
+#include <ATen/Parallel.h>
 #include <c10/core/CPUAllocator.h>
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <condition_variable>
 #include <mutex>

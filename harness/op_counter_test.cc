@@ -1,7 +1,7 @@
 #include "harness/op_counter.h"
 
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <thread>
 

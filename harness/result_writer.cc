@@ -1,5 +1,7 @@
 #include "harness/result_writer.h"
 
+#include <ATen/Parallel.h>
+
 #include <ctime>
 #include <iostream>
 

@@ -1,5 +1,9 @@
 #include "harness/runner.h"
 
+#include <ATen/Parallel.h>
+#include <torch/cuda.h>
+#include <torch/version.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <iostream>

@@ -15,15 +15,15 @@
 // anything else.
 #pragma once
 
-#include <string>
+#include <c10/core/Device.h>
 
-#include <torch/torch.h>
+#include <string>
 
 namespace trickbench {
 
 // Resolves --device: "auto" is cuda when available, else cpu. False with *error set
 // when "cuda" is asked for and absent.
-bool ResolveDevice(const std::string& flag, torch::Device* device, std::string* error);
+bool ResolveDevice(const std::string& flag, c10::Device* device, std::string* error);
 
 int TrickMain(int argc, char** argv);
 

@@ -18,7 +18,7 @@
 // such file; the runner needs no change.
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <functional>
 #include <map>

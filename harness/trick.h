@@ -15,6 +15,9 @@
 //   // activations for a backward that never comes), under NoGradGuard, and under
 //   // InferenceMode (which also skips version counters and view tracking). Outputs must be
 //   // bitwise equal: the kernels are the same, only the bookkeeping differs.
+//   #include <torch/nn/modules/container/sequential.h>
+//   #include <torch/utils.h>
+//
 //   #include "harness/trick.h"
 //   #include "workloads/workloads.h"
 //
@@ -87,9 +90,15 @@
 //   repro:  two seeded runs of the reproduced variant (the last, unless
 //           .Reproduce() names another) under the deterministic guard must give
 //           bitwise-equal fingerprints of Result().
+//
+// Includes: this header gives <torch/types.h> (Tensor, Device, the dtypes, the factory
+// functions) and none of torch::nn, torch::optim or torch::data; a trick file includes
+// the LibTorch headers it uses, as the example does. Never the umbrella <torch/torch.h>:
+// its headers alone take about 15 s of every compile here (.ci/run's `includes` step
+// refuses it).
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <functional>
 #include <map>

@@ -7,6 +7,8 @@
 // (and a different one for another seed, so the check can fail), and smoke-runs the
 // binary with a tiny time budget and asserts on the JSON it writes, which must also
 // read back through results/ (what reports/ loads it with).
+#include <torch/cuda.h>
+
 #include <gtest/gtest.h>
 
 #include <cstdio>

@@ -20,7 +20,7 @@
 // throws std::invalid_argument instead of silently running in fp32 as Python warns.
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <optional>
 

@@ -1,3 +1,5 @@
+#include <torch/nn/modules/linear.h>
+
 #include "training/autocast.h"
 
 #include <ATen/autocast_mode.h>

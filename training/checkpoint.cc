@@ -1,5 +1,8 @@
 #include "training/checkpoint.h"
 
+#include <torch/autograd.h>
+#include <torch/utils.h>
+
 #include <ATen/core/ivalue.h>
 
 #include <mutex>

@@ -24,7 +24,7 @@
 // PyTorch's checkpoint. Double backward (create_graph) is not supported.
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cstdint>
 #include <functional>

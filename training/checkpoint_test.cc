@@ -1,3 +1,8 @@
+#include <torch/autograd.h>
+#include <torch/nn/modules/dropout.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/utils.h>
+
 #include "training/checkpoint.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,7 @@
 #include "training/grad_scaler.h"
 
+#include <torch/optim/optimizer.h>
+
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/core/TensorOptions.h>
 

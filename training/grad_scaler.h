@@ -29,11 +29,13 @@
 // params instead).
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include <cstdint>
 #include <optional>
 #include <set>
+
+#include "third_party/libtorch/forward.h"
 
 namespace trickbench::training {
 

@@ -1,3 +1,7 @@
+#include <torch/nn/modules/linear.h>
+#include <torch/optim/sgd.h>
+#include <torch/utils.h>
+
 #include "training/grad_scaler.h"
 
 #include <gtest/gtest.h>

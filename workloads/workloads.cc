@@ -1,5 +1,12 @@
 #include "workloads/workloads.h"
 
+#include <torch/nn/module.h>
+#include <torch/nn/modules/activation.h>
+#include <torch/nn/modules/batchnorm.h>
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/nn/modules/conv.h>
+#include <torch/nn/modules/linear.h>
+
 namespace trickbench::workloads {
 
 torch::nn::Sequential Mlp(const MlpSize& size, const torch::Device& device) {

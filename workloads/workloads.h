@@ -8,7 +8,14 @@
 // Sizes are chosen so one training step takes milliseconds on a 2-core CPU.
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/types.h>
+#include <torch/nn/functional/loss.h>
+#include <torch/nn/module.h>
+#include <torch/nn/modules/batchnorm.h>
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/nn/modules/conv.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/optim/optimizer.h>
 
 #include <cstdint>
 

@@ -1,3 +1,7 @@
+#include <torch/nn/module.h>
+#include <torch/optim/sgd.h>
+#include <torch/utils.h>
+
 #include "workloads/workloads.h"
 
 #include <gtest/gtest.h>

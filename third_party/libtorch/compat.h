@@ -18,7 +18,7 @@
 
 #include <ATen/Context.h>
 #include <ATen/autocast_mode.h>
-#include <torch/optim/optimizer.h>
+#include <ATen/core/Tensor.h>
 #include <torch/version.h>
 
 #include <string>
