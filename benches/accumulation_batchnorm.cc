@@ -96,7 +96,7 @@ struct Trained {
 
 class GradAccumBatchNorm : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     bn_ = std::make_unique<Trained>(/*batch_norm=*/true, s.device);
     gn_ = std::make_unique<Trained>(/*batch_norm=*/false, s.device);
     batch_ = wl::ClassificationBatch(kBatch, kIn, kClasses, s.device);

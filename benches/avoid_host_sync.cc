@@ -22,7 +22,7 @@ constexpr int kSteps = 32;
 
 class AvoidHostSync : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     model_ = wl::Mlp({.in = 64, .hidden = 128, .out = 10, .layers = 2}, s.device);
     optimizer_ =
         std::make_unique<torch::optim::SGD>(model_->parameters(), torch::optim::SGDOptions(0.01));

@@ -32,7 +32,7 @@ namespace k = trickbench::kernels;
 
 class BatchSizeMultiple : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     device_ = s.device;
     dtype_ = s.case_name.find("_16bit") != std::string::npos ? k::LowPrecisionFloat(device_)
                                                              : torch::kFloat;

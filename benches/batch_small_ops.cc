@@ -21,7 +21,7 @@ constexpr int64_t kElementsPerTensor = 64;
 
 class BatchSmallOps : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     device_ = s.device;
     x_ = torch::randn({kTensors, kElementsPerTensor}).to(device_);
     w_ = torch::randn({kTensors, kElementsPerTensor}).to(device_);

@@ -7,7 +7,7 @@
 // autocast dtype, and on CUDA the one that needs no loss scaling, since this step has no
 // GradScaler and fp16 gradients of these convolutions sit near fp16's subnormals), each
 // for training and inference. SetUp prepares one model per
-// format (the second a copy of the first) in every instance, although Setting::variant
+// format (the second a copy of the first) in every instance, although Instance::variant
 // names the one that runs: building only that one would change what the memory peaks
 // carry, and is not done yet.
 //
@@ -129,7 +129,7 @@ struct Formatted {
 
 class ChannelsLast : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     device_ = s.device;
     training_ = s.case_name.rfind("train", 0) == 0;
     amp_ = s.case_name.find("amp") != std::string::npos;

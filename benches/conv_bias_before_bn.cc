@@ -42,7 +42,7 @@ bool IsConvBias(const std::string& name) {
 
 class ConvBiasBeforeBn : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     CnnSize size;
     size.conv_bias = true;
     with_bias_ = Make(SmallCnn(size), s.device);

@@ -18,7 +18,7 @@ constexpr int64_t kFloats = 16 << 20;  // below 2^24: arange exact in float
 
 class CreateOnDevice : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     device_ = s.device;
     scale_ = torch::rand({}).item<float>() + 0.5f;
   }

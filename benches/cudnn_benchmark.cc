@@ -120,7 +120,7 @@ TORCH_MODULE(StageNet);
 
 class CudnnBenchmark : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     backward_ = s.case_name.rfind("backward", 0) == 0;
     const Shape shape = ShapeOf(s.case_name);
     // Seeded weights are created before the variant's orientation matters: the same

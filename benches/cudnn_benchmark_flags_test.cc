@@ -30,7 +30,7 @@ TEST(CudnnBenchmarkFlags, RegisteredAsNeedingCudaAndReproducingTheAutotunedVaria
 TEST(CudnnBenchmarkFlags, AutotunedVariantTurnsBenchmarkModeOn) {
   at::globalContext().setBenchmarkCuDNN(false);
   auto trick = Def().Make();
-  trick->SetUp(Setting{"forward", torch::kCPU});
+  trick->SetUp(Instance{"forward", torch::kCPU});
   RunVariant(*trick, "autotuned");
   EXPECT_TRUE(at::globalContext().benchmarkCuDNN());
   EXPECT_EQ(trick->Inactive("autotuned"), "");
@@ -45,7 +45,7 @@ TEST(CudnnBenchmarkFlags, DeterministicModeKeepsBenchmarkModeOff) {
     DeterministicGuard guard;
     EXPECT_FALSE(at::globalContext().benchmarkCuDNN()) << "the guard turns it off";
     auto trick = Def().Make();
-    trick->SetUp(Setting{c, torch::kCPU});
+    trick->SetUp(Instance{c, torch::kCPU});
     RunVariant(*trick, "autotuned");
     EXPECT_FALSE(at::globalContext().benchmarkCuDNN()) << c;
     EXPECT_NE(trick->Inactive("autotuned").find("deterministic"), std::string::npos)

@@ -112,7 +112,7 @@ TRICKBENCH_RANK_MAIN(ddp_no_sync, MakeRankHandler);
 
 class NoSync : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     const auto model = wl::Mlp(kModel);
     const wl::Batch batch = wl::ClassificationBatch(kBatch, kModel.in, kModel.out);
     trickbench::distributed::RankGroupOptions options;

@@ -10,7 +10,7 @@
 //     re-executed, distributed/rank_group.h), each on its half, grads averaged with one
 //     ProcessGroupGloo all-reduce over loopback, every rank steps its own copy.
 //     The ranks start on the variant's first run (the harness's untimed warm-up; SetUp
-//     could start them, since Setting::variant names the variant, but does not yet)
+//     could start them, since Instance::variant names the variant, but does not yet)
 //     and live as long as the instance; each
 //     timed run is one synchronised step, commanded over rank 0's control channel.
 // Threads: both variants split the benchmark's intra-op budget (--threads) by one
@@ -199,7 +199,7 @@ void ApplyDriverEnvironment(trickbench::distributed::RankGroupOptions* options) 
 
 class DdpVsDp : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     if (s.device.is_cuda()) {
       static bool said = false;  // once per process, not per instance
       if (!std::exchange(said, true)) {

@@ -25,7 +25,7 @@ constexpr int64_t kImages = 128;
 
 class DecodeFormat : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     const auto jpegs = EncodeAll(
         MakeSyntheticImages({.count = kImages, .height = 128, .width = 128}), ImageFormat::kJpeg);
     std::vector<EncodedSample> bmps, raws;

@@ -116,7 +116,7 @@ torch::Tensor DecodeWithLibjpeg(const std::string& bytes, const std::string& nam
 
 class DecoderChoice : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     jpegs_ = EncodeAll(MakeSyntheticImages({.count = kImages, .height = kSide, .width = kSide}),
                        ImageFormat::kJpeg);
   }

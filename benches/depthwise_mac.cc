@@ -23,7 +23,7 @@ constexpr int64_t kBatch = 8, kChannels = 64, kSide = 32, kKernel = 3;
 
 class DepthwiseMac : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     device_ = s.device;
     // On CUDA, cuDNN runs an fp32 dense convolution in TF32 by default (10-bit mantissa)
     // but the depthwise kernel in exact fp32: the two would differ far beyond the

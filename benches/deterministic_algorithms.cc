@@ -96,7 +96,7 @@ class ModeScope {
 
 class DeterministicAlgorithms : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     model_ = ConvNet();
     model_->to(s.device);
     optimizer_ = std::make_unique<torch::optim::SGD>(model_->parameters(),

@@ -20,7 +20,7 @@ constexpr int64_t kN = 512;
 
 class ElementwiseCost : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     device_ = s.device;
     x_ = torch::randn({kN, kN}).to(device_);
     const torch::Tensor d = torch::randn({kN});

@@ -65,7 +65,7 @@ void EmptyCache() {
 
 class EmptyCacheTrick : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     device_ = s.device;
     model_ = wl::Mlp({.in = kIn, .hidden = kHidden, .out = kClasses, .layers = 3}, device_);
     optimizer_ = std::make_unique<torch::optim::SGD>(model_->parameters(),

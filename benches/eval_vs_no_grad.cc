@@ -65,7 +65,7 @@ bool NoGrad(const std::string& variant) {
 
 class EvalVsNoGrad : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     variant_ = s.variant;
     net_ = Net();
     net_->to(s.device);

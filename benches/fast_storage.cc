@@ -38,7 +38,7 @@ constexpr int64_t kImages = 512;
 
 class FastStorage : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     const auto samples = EncodeAll(
         MakeSyntheticImages({.count = kImages, .height = 64, .width = 64}), ImageFormat::kJpeg);
     disk_dir_ = std::make_unique<TempDir>(DefaultDataRoot(), "tb_fast_storage");

@@ -18,7 +18,7 @@ constexpr int64_t kTensors = 600;
 
 class FlatParamsOptimizer : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     // Sizes of a small model's parameter list: weights and biases, 16..4096 elements.
     const auto sizes = torch::randint(16, 4097, {kTensors}, torch::kLong);
     for (int64_t i = 0; i < kTensors; ++i) {

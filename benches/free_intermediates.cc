@@ -25,7 +25,7 @@ namespace wl = trickbench::workloads;
 
 class FreeIntermediates : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     model_ = wl::Mlp({.in = 512, .hidden = 512, .out = 10, .layers = 4}, s.device);
     optimizer_ =
         std::make_unique<torch::optim::SGD>(model_->parameters(), torch::optim::SGDOptions(0.01));

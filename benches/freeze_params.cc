@@ -19,7 +19,7 @@ namespace wl = trickbench::workloads;
 
 class FreezeParams : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     model_ = wl::Mlp({.in = 512, .hidden = 1024, .out = 10, .layers = 4}, s.device);
     head_ = model_->ptr(model_->size() - 1);
     optimizer_ =

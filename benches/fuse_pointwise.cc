@@ -65,7 +65,7 @@ bool LastScriptRunFused() {
 
 class FusePointwise : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     device_ = s.device;
     x_ = torch::randn({kElements}).to(device_);
     script_ = torch::jit::compile(kScriptedGelu);

@@ -28,7 +28,7 @@ constexpr int64_t kBatch = 2048;
 
 class GradAccumulation : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     // Narrow and deep enough that activations (batch x 256 floats per layer) outweigh
     // the parameters.
     model_ = wl::Mlp({.in = 256, .hidden = 256, .out = 10, .layers = 3}, s.device);

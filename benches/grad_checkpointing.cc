@@ -30,7 +30,7 @@ namespace wl = trickbench::workloads;
 
 class GradCheckpointing : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     // Bitwise equivalence needs the same backward kernels on both sides; on CUDA cuDNN
     // may otherwise pick algorithms that accumulate with atomics (a different sum each
     // run) or autotune a different one per shape. Deterministic, not autotuned.

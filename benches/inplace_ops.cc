@@ -24,7 +24,7 @@ namespace wl = trickbench::workloads;
 
 class InplaceOps : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     // Wide activations (batch 1024 x 512) against small weights, so the saved
     // activations are a large share of the step's memory.
     model_ = wl::Mlp({.in = 512, .hidden = 512, .out = 10, .layers = 4}, s.device);

@@ -38,7 +38,7 @@ constexpr int64_t kImages = 256;
 
 class LoaderWorkers : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     dir_ = std::make_unique<TempDir>(DefaultDataRoot(), "tb_loader_workers");
     store_ = std::make_shared<FileStore>(FileStore::Write(
         dir_->path(),

@@ -81,7 +81,7 @@ class DynamicQuantizedLinear {
 
 class LowPrecisionInference : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     device_ = s.device;
     model_ =
         trickbench::workloads::Mlp({.in = 512, .hidden = 1024, .out = 10, .layers = 3}, device_);

@@ -67,7 +67,7 @@ torch::nn::Sequential BertFeedForward(const torch::Device& device) {
 
 class MixedPrecision : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     device_ = s.device;
     if (s.case_name == kBertCase) {
       model_ = BertFeedForward(s.device);

@@ -14,7 +14,7 @@ namespace {
 
 class NoGradInference : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     model_ =
         trickbench::workloads::Mlp({.in = 512, .hidden = 1024, .out = 10, .layers = 3}, s.device);
     input_ = torch::randn({256, 512}).to(s.device);

@@ -34,7 +34,7 @@ constexpr int64_t kRows = 2048, kCols = 1024;
 
 class NonBlockingCopy : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     device_ = s.device;
     weight_ = (torch::randn({kCols, kCols}) / 32).to(device_);
     for (int i = 0; i < kChunks; ++i) pinned_.push_back(torch::randn({kRows, kCols}).pin_memory());

@@ -40,7 +40,7 @@ constexpr int64_t kImages = 512;
 
 class PackedShards : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     const auto samples = EncodeAll(
         MakeSyntheticImages({.count = kImages, .height = 32, .width = 32}), ImageFormat::kJpeg);
     dir_ = std::make_unique<TempDir>(DefaultDataRoot(), "tb_packed_shards");

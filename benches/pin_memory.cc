@@ -27,7 +27,7 @@ constexpr int64_t kFloats = 16 << 20;  // 64 MiB
 
 class PinMemory : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     device_ = s.device;
     pageable_ = torch::randn({kFloats});
     pinned_ = pageable_.pin_memory();

@@ -62,7 +62,7 @@ constexpr int64_t kBatches = kImages / kBatch;
 
 class Prefetch : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     device_ = s.device;
     dir_ = std::make_unique<TempDir>(DefaultDataRoot(), "tb_prefetch");
     auto store = std::make_shared<FileStore>(FileStore::Write(

@@ -34,7 +34,7 @@ constexpr int64_t kTrained = 64;
 
 class PreprocessOffline : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     const auto originals =
         EncodeAll(MakeSyntheticImages({.count = kImages, .height = kStored, .width = kStored}),
                   ImageFormat::kJpeg);

@@ -28,7 +28,7 @@ constexpr int64_t kBatch = 64;
 
 class SeedEverythingTrick : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     device_ = s.device;
     // The harness seeded everything just before SetUp; derive this trick's run seed
     // from it so the result depends on the harness seed.

@@ -152,7 +152,7 @@ class CountedFiles : public SampleStore {
 
 class StreamingShards : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     const auto samples = EncodeAll(
         MakeSyntheticImages({.count = kImages, .height = 32, .width = 32}), ImageFormat::kJpeg);
     dir_ = std::make_unique<TempDir>(DefaultDataRoot(), "tb_streaming_shards");

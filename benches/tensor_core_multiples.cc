@@ -39,7 +39,7 @@ struct Shape {
 
 class TensorCoreMultiples : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     device_ = s.device;
     const std::string& c = s.case_name;
     dtype_ = c.find("_16bit") != std::string::npos ? k::LowPrecisionFloat(device_) : torch::kFloat;

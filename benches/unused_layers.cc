@@ -44,7 +44,7 @@ TORCH_MODULE(Classifier);
 
 class UnusedLayers : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     batch_ = wl::ClassificationBatch(512, 256, 10, s.device);
     // The parameters live from here on, so they count in the runs' peak (SetUp's
     // survivors are part of peak_bytes): that is the cost being measured.

@@ -31,7 +31,7 @@ constexpr size_t kWorkers = 2;
 
 class WorkerSeeding : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     base_ = std::make_unique<trickbench::LabeledTensorDataset>(torch::randn({kSamples, kFeatures}),
                                                                torch::arange(kSamples));
     data_seed_ = trickbench::HarnessRng()();

@@ -10,7 +10,7 @@ namespace {
 
 class ZeroCopyFromBlob : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override {
+  void SetUp(const trickbench::Instance& s) override {
     const int64_t n = s.case_name == "n4096" ? 4096 : 1 << 20;
     const torch::Tensor values = torch::randn({n});
     data_.assign(values.data_ptr<float>(), values.data_ptr<float>() + n);

@@ -10,7 +10,7 @@ namespace {
 // y = x * 2 or x + x: bitwise equal for floats; A/B/other variants differ on purpose.
 class Twice : public Trick {
  public:
-  void SetUp(const Setting& s) override {
+  void SetUp(const Instance& s) override {
     x_ = torch::randn({5});
     variants_set_up().push_back(s.variant);
   }
@@ -164,7 +164,7 @@ TEST(TrickDef, CudaCasesReplaceTheCasesOnCudaOnly) {
 // Inactive() from the ops the body dispatched: the evidence the mutation test needs.
 class AddsOrMultiplies : public Trick {
  public:
-  void SetUp(const Setting&) override { x_ = torch::randn({5}); }
+  void SetUp(const Instance&) override { x_ = torch::randn({5}); }
   void Multiply() { y_ = x_ * x_; }
   void Add() { y_ = x_ + x_; }
   Tensors Result() override { return {y_}; }

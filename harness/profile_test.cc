@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 // Two variants whose traces must differ in the op that ran: x * 2 against x + x.
 class Twice : public Trick {
  public:
-  void SetUp(const Setting&) override { x_ = torch::randn({64, 64}); }
+  void SetUp(const Instance&) override { x_ = torch::randn({64, 64}); }
   void Multiply() { y_ = x_ * 2; }
   void Add() { y_ = x_ + x_; }
   void Throws() { throw std::runtime_error("boom"); }

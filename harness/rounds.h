@@ -18,9 +18,9 @@
 //
 // Measurement is kept apart from the workload: the trick supplies its variant bodies;
 // instances, warm-up, calibration, the loop and the interference counters live here and
-// in the timing backend. NVTX ranges name a setting BM_<id>[/<case>]/<variant>
+// in the timing backend. NVTX ranges name a variant BM_<id>[/<case>]/<variant>
 // (BenchmarkName), as the Google Benchmark export (results/gbench_export.h) does, so a
-// profile and an exported file name a setting alike.
+// profile and an exported file name a variant alike.
 #pragma once
 
 #include <cstdint>
@@ -62,7 +62,7 @@ struct Plant {
 // problem; the variant's existence is checked against the trick by the caller.
 bool ParsePlant(const std::string& text, Plant* plant, std::string* error);
 
-// Runs every case's rounds. False with *error naming the setting when a variant cannot
+// Runs every case's rounds. False with *error naming the case and variant when a variant cannot
 // be set up or throws (run->rounds then holds the cases before it).
 bool RunRounds(const TimedRunInput& in, TimingBackend& timing, TimedRun* run, std::string* error);
 

@@ -25,7 +25,7 @@
 //
 //   class NoGradInference : public trickbench::Trick {
 //    public:
-//     void SetUp(const trickbench::Setting& s) override {
+//     void SetUp(const trickbench::Instance& s) override {
 //       model_ =
 //           trickbench::workloads::Mlp({.in = 512, .hidden = 1024, .out = 10, .layers = 3}, s.device);
 //       input_ = torch::randn({256, 512}).to(s.device);
@@ -116,8 +116,10 @@ using Tensors = std::vector<torch::Tensor>;
 // The name MutationUndetected() takes for "a dropped update is not caught" (Trains()).
 inline constexpr char kDroppedUpdate[] = "<dropped update>";
 
-// What one trick instance is set up for.
-struct Setting {
+// What one trick instance is set up for: a case, a device and the one variant it runs.
+// (The report's *setting* is a case and an optimized variant graded against its
+// baseline: reports/report.h VariantEffect.)
+struct Instance {
   std::string case_name;  // one of TrickDef::cases(device); "" for a trick with one case
   torch::Device device = torch::kCPU;
   // The variant this instance will run: every instance runs one variant only, so
@@ -130,8 +132,8 @@ class Trick {
  public:
   virtual ~Trick() = default;
 
-  // Builds models and data for `setting`. Untimed; the RNGs are seeded just before.
-  virtual void SetUp(const Setting& setting) {}
+  // Builds models and data for `instance`. Untimed; the RNGs are seeded just before.
+  virtual void SetUp(const Instance& instance) {}
 
   // What the last variant run produced (outputs, updated parameters, loaded data).
   // Compared across variants for equivalence, fingerprinted for reproducibility.

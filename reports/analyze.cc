@@ -104,7 +104,7 @@ uint64_t Fnv1a(const std::string& text, uint64_t h = 14695981039346656037ull) {
 }
 
 // The effect's time figures, from the rounds of every process.
-void MeasureTime(const Trick& t, const Variant& v, VariantEffect* c) {
+void MeasureTime(const TrickReport& t, const Variant& v, VariantEffect* c) {
   stats::SpeedupOptions options;
   options.confidence = 1 - kAlpha;
   options.imprecise_half_width = kImpreciseHalfWidth;
@@ -199,7 +199,7 @@ Measured Exact(double baseline, double variant, std::string text) {
 }
 
 // The figure `e` is about, in this setting; none (and why) when it was not measured.
-std::optional<Measured> MeasureFor(const results::Expectation& e, const Trick& t,
+std::optional<Measured> MeasureFor(const results::Expectation& e, const TrickReport& t,
                                    const Variant& base, const Variant& v, const VariantEffect& c,
                                    std::string* why) {
   if (e.metric == "time") {
@@ -255,7 +255,7 @@ bool AppliesTo(const results::Expectation& e, const VariantEffect& c) {
 }
 
 // Every claimed effect on this setting, graded.
-void GradeSetting(const Trick& t, const Variant& base, const Variant& v, VariantEffect* c) {
+void GradeSetting(const TrickReport& t, const Variant& base, const Variant& v, VariantEffect* c) {
   c->grades.clear();
   for (const results::Expectation& e : t.expectations) {
     if (!AppliesTo(e, *c)) continue;
@@ -290,7 +290,7 @@ void GradeSetting(const Trick& t, const Variant& base, const Variant& v, Variant
 
 }  // namespace
 
-void Analyze(Trick* t) {
+void Analyze(TrickReport* t) {
   if (t->expectations.empty() && !t->claim.empty() &&
       (t->expectations_from_words || !t->has_expectations_field)) {
     t->expectations = ClaimFromWords(t->claim);

@@ -1,11 +1,11 @@
 // Statistics and verdicts: what a trick's measurements say about its claim (claims.h
-// reads the claims, thresholds.h holds the settings).
+// reads the claims, thresholds.h holds the thresholds).
 //
-//   Trick t = ...;        // raw fields filled by a loader (load.h, report_json.h)
+//   TrickReport t = ...;  // raw fields filled by a loader (load.h, report_json.h)
 //   Analyze(&t);          // summaries, effects against the baselines, verdicts
 //   if (t.verdict == Verdict::kInconclusive) ...   // t.verdict_detail says why
 //
-// The rules are reports/SCHEMA.md sections 4 and 5; every report states the settings
+// The rules are reports/SCHEMA.md sections 4 and 5; every report states the thresholds
 // below (report.json "statistics"), so a reader can check a verdict by hand.
 #pragma once
 
@@ -23,7 +23,7 @@ namespace reports {
 // Statistics, effects and verdicts of a trick from its variants and outcome. Idempotent:
 // every derived field is recomputed. The speedups' bootstraps are seeded from the trick's
 // seed, id, case and variant, so re-rendering a run gives the same report.
-void Analyze(Trick* trick);
+void Analyze(TrickReport* trick);
 
 }  // namespace reports
 }  // namespace trickbench

@@ -113,7 +113,7 @@ ReportDiff CompareReports(const Report& o, const Report& n, const stats::Decisio
   c.rule = rule;
   c.times_note = WhyNotOneSession(o, n);
   c.same_session = c.times_note.empty();
-  std::map<std::string, const Trick*> old_by_id, new_by_id;
+  std::map<std::string, const TrickReport*> old_by_id, new_by_id;
   for (const auto& t : o.tricks) old_by_id[t.id] = &t;
   for (const auto& t : n.tricks) new_by_id[t.id] = &t;
   for (const auto& t : o.tricks) {
@@ -128,7 +128,7 @@ ReportDiff CompareReports(const Report& o, const Report& n, const stats::Decisio
   for (const auto& nt : n.tricks) {
     auto it = old_by_id.find(nt.id);
     if (it == old_by_id.end()) continue;
-    const Trick& ot = *it->second;
+    const TrickReport& ot = *it->second;
     if (ot.outcome != results::RunOutcome::kOk || nt.outcome != results::RunOutcome::kOk) {
       c.not_compared.push_back(nt.id + ": " + results::Name(ot.outcome) + " -> " +
                                results::Name(nt.outcome));
@@ -184,7 +184,7 @@ ReportDiff CompareReports(const Report& o, const Report& n, const stats::Decisio
       }
     }
   }
-  // Holm over every setting compared, then over every benchmark tested: one family each.
+  // Holm over every setting compared, then over every timed variant tested: one family each.
   stats::Decide(&speedup_changes, rule);
   for (size_t i = 0; i < c.speedups.size(); ++i) {
     c.speedups[i].change = speedup_changes[i];
@@ -194,7 +194,7 @@ ReportDiff CompareReports(const Report& o, const Report& n, const stats::Decisio
     for (const auto& nt : n.tricks) {
       const auto ot = old_by_id.find(nt.id);
       if (nt.id != s.trick || ot == old_by_id.end()) continue;
-      const auto find = [&](const Trick& t) -> const VariantEffect* {
+      const auto find = [&](const TrickReport& t) -> const VariantEffect* {
         for (const auto& e : t.effects) {
           if (e.case_name == s.case_name && e.variant == s.variant) return &e;
         }

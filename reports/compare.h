@@ -12,11 +12,11 @@
 //   a run alike; Holm over all settings and three outcomes (stats::Decide): faster /
 //   slower (corrected p < alpha and beyond min_effect), unchanged (interval inside
 //   +-min_effect), unknown (with the processes and rounds that would settle it);
-// - absolute times per benchmark: two sessions differ by the machine's drift (20-40 %
+// - absolute times per timed variant (a case's variant, baselines included): two sessions differ by the machine's drift (20-40 %
 //   here), which no test over one session's samples sees, so they are tested only when
 //   the two reports are the two sides of one A/B session (run_all --ab: same seed, roles
 //   old and new), over the pairs of processes (stats::ComparePaired), Holm over the
-//   benchmarks; otherwise shown, not tested, with a note;
+//   timed variants; otherwise shown, not tested, with a note;
 // - environment and machine-state differences are named (load, steal, preemptions).
 #pragma once
 
@@ -46,7 +46,7 @@ struct SpeedupChange {
   std::optional<int> processes_to_settle, rounds_to_settle;
 };
 
-// One benchmark's absolute time (a variant of a case, baselines included).
+// One timed variant's absolute time (a variant of a case, baselines included).
 struct TimeChange {
   std::string trick, case_name, variant;
   bool baseline = false;

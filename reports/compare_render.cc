@@ -69,7 +69,7 @@ std::string SummaryLine(const ReportDiff& c) {
                      " settings: " + Counts(speedups) + " (" + RuleText(c.rule) + ").";
   if (c.geomean_ratio) {
     line += " Geometric mean of new/old median time over " + std::to_string(c.times.size()) +
-            " benchmarks: " + FormatFixed(*c.geomean_ratio, 3) + " (" +
+            " timed variants: " + FormatFixed(*c.geomean_ratio, 3) + " (" +
             FormatPercent(*c.geomean_ratio - 1) + ")";
     line += c.same_session ? "." : ", not tested.";
   }
@@ -163,7 +163,8 @@ doc::Document DiffDocument(const ReportDiff& c, std::optional<double> fail_perce
   if (!c.times.empty()) {
     const std::string intro =
         c.same_session
-            ? "One A/B session: per benchmark, process k of the old build paired with process k "
+            ? "One A/B session: per timed variant, process k of the old build paired with process "
+              "k "
               "of the new one (log ratio of their medians), a t interval over the pairs, " +
                   RuleText(c.rule) + "."
             : "Shown, not tested: " + c.times_note + ".";

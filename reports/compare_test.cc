@@ -149,7 +149,7 @@ Report HandMade(const std::vector<double>& log_speedups, double se) {
   Report r;
   r.source = "hand";
   for (size_t i = 0; i < log_speedups.size(); ++i) {
-    Trick t;
+    TrickReport t;
     t.id = "t" + std::to_string(i);
     t.outcome = results::RunOutcome::kOk;
     VariantEffect e;
@@ -222,7 +222,7 @@ TEST(Compare, AbSessionTestsAbsoluteTimesOverThePairs) {
   // The speedup fell too (1.3x -> 1.08x): two regressions beyond 10 %.
   EXPECT_EQ(Regressions(c, 10), 2);
   const std::string md = doc::PrintMarkdown(DiffDocument(c, std::nullopt));
-  EXPECT_NE(md.find("One A/B session: per benchmark"), std::string::npos) << md;
+  EXPECT_NE(md.find("One A/B session: per timed variant"), std::string::npos) << md;
   EXPECT_EQ(testing::WellFormedError(doc::PrintHtml(DiffDocument(c, 10.0))), "");
   EXPECT_EQ(c.one_process, 0);
   EXPECT_EQ(md.find("measured in one process"), std::string::npos);

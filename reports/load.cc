@@ -22,7 +22,7 @@ using results::InputError;
 
 // One process's measurements, appended to the trick's variants (matched by case and
 // name): its samples, its median, and its per-round log ratios.
-void AddProcess(Trick* t, const results::ResultFile& file) {
+void AddProcess(TrickReport* t, const results::ResultFile& file) {
   const results::TrickResult& r = file.trickbench;
   ++t->processes;
   if (!r.rounds.empty()) t->rounds = std::max(1, r.settings.rounds);
@@ -55,9 +55,9 @@ void AddProcess(Trick* t, const results::ResultFile& file) {
 
 // The report's view of a result file: its raw fields (checks, settings), and its
 // samples as the trick's first process.
-Trick TrickOf(const results::ResultFile& file) {
+TrickReport TrickOf(const results::ResultFile& file) {
   const results::TrickResult& r = file.trickbench;
-  Trick t;
+  TrickReport t;
   t.id = r.id;
   t.category = r.category;
   t.source = r.source;
@@ -91,9 +91,9 @@ Trick TrickOf(const results::ResultFile& file) {
 // file's status (run_all saw the process: a crash after writing is a crash). A failed
 // check in any process makes the trick invalid (it is about the trick, not the
 // machine); other failures leave that process out, noted, when another one measured.
-Trick MergeProcesses(const std::string& run_dir,
-                     const std::vector<const results::IndexEntry*>& entries,
-                     std::vector<FileEnvironment>* environments) {
+TrickReport MergeProcesses(const std::string& run_dir,
+                           const std::vector<const results::IndexEntry*>& entries,
+                           std::vector<FileEnvironment>* environments) {
   const auto read = [&](const results::IndexEntry& e, std::string* file) {
     *file = (fs::path(run_dir) / *e.result).string();
     results::ResultFile result = results::ReadResultFile(*file);
@@ -104,7 +104,7 @@ Trick MergeProcesses(const std::string& run_dir,
     environments->push_back({e.id, e.process, results::Environment(result)});
     return result;
   };
-  const auto with_outcome = [](Trick t, const results::IndexEntry& e) {
+  const auto with_outcome = [](TrickReport t, const results::IndexEntry& e) {
     if (e.outcome != t.outcome || !e.reason.empty()) {
       t.outcome = e.outcome;
       t.reason = e.reason;
@@ -120,7 +120,7 @@ Trick MergeProcesses(const std::string& run_dir,
   const results::IndexEntry* decisive = first_of(results::RunOutcome::kInvalid);
   if (!decisive && !first_of(results::RunOutcome::kOk)) decisive = entries.front();
   if (decisive) {
-    Trick t;
+    TrickReport t;
     t.id = decisive->id;
     std::string file;
     if (decisive->result) t = TrickOf(read(*decisive, &file));
@@ -131,7 +131,7 @@ Trick MergeProcesses(const std::string& run_dir,
     }
     return t;
   }
-  Trick t;
+  TrickReport t;
   bool first = true;
   for (const auto* e : entries) {
     if (e->outcome != results::RunOutcome::kOk || !e->result) {
@@ -176,11 +176,11 @@ std::string KindOf(const results::Json& j, const std::string& file) {
   throw InputError(file, "kind", "missing (neither a report, a run index nor a trick result)");
 }
 
-Trick TrickFromResult(const results::Json& result, const std::string& file,
-                      std::map<std::string, std::string>* environment) {
+TrickReport TrickFromResult(const results::Json& result, const std::string& file,
+                            std::map<std::string, std::string>* environment) {
   const results::ResultFile r = results::ResultFile::FromJson(result, file);
   if (environment) *environment = results::Environment(r);
-  Trick t = TrickOf(r);
+  TrickReport t = TrickOf(r);
   Analyze(&t);
   return t;
 }
@@ -218,7 +218,7 @@ Report MergeRun(const std::string& run_dir) {
     auto& group = by_id[id];
     std::stable_sort(group.begin(), group.end(),
                      [](const auto* a, const auto* b) { return a->process < b->process; });
-    Trick t = MergeProcesses(run_dir, group, &environments);
+    TrickReport t = MergeProcesses(run_dir, group, &environments);
     Analyze(&t);
     report.tricks.push_back(std::move(t));
   }

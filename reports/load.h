@@ -23,8 +23,8 @@ std::string KindOf(const results::Json& j, const std::string& file);
 
 // A per-trick result file; the trick's outcome is its status (checked counts as ok).
 // `environment` (optional) gets its context, less what describes one run.
-Trick TrickFromResult(const results::Json& result, const std::string& file,
-                      std::map<std::string, std::string>* environment);
+TrickReport TrickFromResult(const results::Json& result, const std::string& file,
+                            std::map<std::string, std::string>* environment);
 
 // run_dir/index.json and the result files it names. The index's outcome wins over a
 // result file's status: run_all saw the process (a crash after writing is a crash).

@@ -47,7 +47,7 @@ TEST(Rounds, TwoProcessesMergeIntoOneTrick) {
   const stats::Experiment e = stats::Simulate(Quiet(2, 1.25), 1);
   const Report r = MergeRun(WriteSimulatedRun(ScratchDir("two"), {{"alpha", e}}));
   ASSERT_EQ(r.tricks.size(), 1u);
-  const Trick& t = r.tricks[0];
+  const TrickReport& t = r.tricks[0];
   EXPECT_EQ(t.processes, 2);
   EXPECT_EQ(t.rounds, 15);
   ASSERT_EQ(t.variants.size(), 2u);
@@ -79,7 +79,7 @@ Graded GradeOne(const std::string& name, double speedup, std::vector<results::Ex
   t.expectations = std::move(claims);
   t.optimized_peak_bytes = optimized_peak;
   const Report r = MergeRun(WriteSimulatedRun(ScratchDir(name), {t}));
-  const Trick& trick = r.tricks.at(0);
+  const TrickReport& trick = r.tricks.at(0);
   Graded g{trick.effects.at(0).verdict, trick.verdict, {}, trick.verdict_detail};
   for (const ClaimGrade& c : trick.effects.at(0).grades) g.grades.push_back(c.grade);
   return g;
@@ -153,7 +153,7 @@ TEST(Rounds, ATricksOwnEnvironmentIsItsNoteAndADifferenceBetweenItsProcessesAWar
   EXPECT_EQ(r.tricks[1].process_notes.back(),
             "set its own environment in every process: determinism=deterministic_algorithms=1 "
             "(the run's: deterministic_algorithms=0)");
-  for (const Trick* t : {&r.tricks[0], &r.tricks[2]}) {
+  for (const TrickReport* t : {&r.tricks[0], &r.tricks[2]}) {
     for (const auto& n : t->process_notes) EXPECT_EQ(n.find("environment"), std::string::npos) << n;
   }
 }
@@ -272,7 +272,7 @@ TEST(Rounds, FaultsAndPreemptionsAreShownWhereLarge) {
 TEST(Rounds, HostBoundCudaVariantsAreFlagged) {
   Report r = MergeRun(
       WriteSimulatedRun(ScratchDir("host_bound"), {{"alpha", stats::Simulate(Quiet(2, 1.2), 12)}}));
-  Trick& t = r.tricks[0];
+  TrickReport& t = r.tricks[0];
   t.device = "cuda:0";
   t.variants[0].host_ns_per_iteration = 0.1 * t.variants[0].summary.median;
   t.variants[1].host_ns_per_iteration = t.variants[1].summary.median;  // the device waited

@@ -57,17 +57,17 @@ std::string MemoryText(const VariantEffect& e) {
          (e.memory_change ? " (" + FormatPercent(*e.memory_change) + ")" : "");
 }
 
-std::string OutcomeText(const Trick& t) {
+std::string OutcomeText(const TrickReport& t) {
   return results::Name(t.outcome) + (t.reason.empty() ? "" : ": " + t.reason);
 }
 
-std::string ToleranceText(const Trick& t) {
+std::string ToleranceText(const TrickReport& t) {
   if (t.tolerance.bitwise()) return "bitwise";
   return "rtol " + FormatFixed(t.tolerance.rtol, 6) + ", atol " + FormatFixed(t.tolerance.atol, 6);
 }
 
 // "yes" when every optimized variant matched its baseline within the tolerance.
-std::string EquivalenceText(const Trick& t) {
+std::string EquivalenceText(const TrickReport& t) {
   int total = 0, equal = 0;
   for (const auto& v : t.variants) {
     if (v.baseline) continue;
@@ -79,7 +79,7 @@ std::string EquivalenceText(const Trick& t) {
   return "no (" + std::to_string(total - equal) + " of " + std::to_string(total) + " differ)";
 }
 
-std::string ReproText(const Trick& t) {
+std::string ReproText(const TrickReport& t) {
   if (!t.reproducibility) return "not recorded";
   const auto& r = *t.reproducibility;
   if (!r.checked) return "not checked" + (r.detail.empty() ? "" : ": " + r.detail);
@@ -87,7 +87,7 @@ std::string ReproText(const Trick& t) {
          (r.fingerprint.empty() ? "" : " (" + r.fingerprint.substr(0, 16) + ")");
 }
 
-std::string Anchor(const Trick& t) { return "t-" + t.id; }
+std::string Anchor(const TrickReport& t) { return "t-" + t.id; }
 
 Text RunLine(const Report& r) {
   Text line{Plain("Run " + r.source + ": started " + (r.started.empty() ? "?" : r.started) +
@@ -174,7 +174,7 @@ Text GradesText(const VariantEffect& e, bool outcome_follows) {
   return t;
 }
 
-doc::Table ClaimsTable(const Trick& t) {
+doc::Table ClaimsTable(const TrickReport& t) {
   doc::Table table("", {"setting", "claimed", "measured", "grade", "why"});
   for (const VariantEffect& e : t.effects) {
     for (const ClaimGrade& g : e.grades) {
@@ -188,7 +188,7 @@ doc::Table ClaimsTable(const Trick& t) {
 // One row per trick: its claim and its verdict, the answer a reader came for.
 doc::Table VerdictTable(const Report& r) {
   doc::Table table("verdicts", {"trick", "claim", "verdict", "why"});
-  for (const Trick& t : r.tricks) {
+  for (const TrickReport& t : r.tricks) {
     table.AddRow({Text{doc::Link(t.id, Anchor(t))}, t.claim.empty() ? "-" : t.claim,
                   VerdictText(t.verdict, t.imprecise),
                   t.verdict_detail.empty() ? OutcomeText(t) : t.verdict_detail});
@@ -199,7 +199,7 @@ doc::Table VerdictTable(const Report& r) {
 doc::Table SummaryTable(const Report& r) {
   doc::Table table("summary", {"trick", "setting", "claimed", "speedup [95% CI]", "p",
                                "peak memory", "verdict"});
-  for (const Trick& t : r.tricks) {
+  for (const TrickReport& t : r.tricks) {
     const Text trick{doc::Link(t.id, Anchor(t))};
     const Text outcome =
         t.outcome == results::RunOutcome::kOk ? Text() : Text(" (" + OutcomeText(t) + ")");
@@ -223,7 +223,7 @@ doc::IntervalChart SpeedupChart(const Report& r) {
   doc::IntervalChart chart;
   chart.description = "speedups with 95% intervals; shaded: the range the claim states";
   chart.empty_text = "No timed comparison in this report.";
-  for (const Trick& t : r.tricks) {
+  for (const TrickReport& t : r.tricks) {
     for (const VariantEffect& e : t.effects) {
       if (!e.timed) continue;
       const std::string mark = e.time.imprecise ? std::string(" (") + kImpreciseMark + ")" : "";
@@ -251,7 +251,7 @@ doc::ChangeChart MemoryChart(const Report& r) {
   doc::ChangeChart chart;
   chart.description = "peak memory change";
   chart.empty_text = "No memory measurement in this report.";
-  for (const Trick& t : r.tricks) {
+  for (const TrickReport& t : r.tricks) {
     for (const VariantEffect& e : t.effects) {
       if (!e.memory_change) continue;
       const double f = *e.memory_change;
@@ -268,7 +268,7 @@ doc::ChangeChart MemoryChart(const Report& r) {
 doc::Table ReproducibilityTable(const Report& r) {
   doc::Table table("reproducibility", {"trick", "reproduced variant", "bitwise reproducible",
                                        "matches baseline", "tolerance"});
-  for (const Trick& t : r.tricks) {
+  for (const TrickReport& t : r.tricks) {
     const bool reproducible =
         t.reproducibility && t.reproducibility->checked && t.reproducibility->bitwise_reproducible;
     const bool irreproducible = t.reproducibility && t.reproducibility->checked && !reproducible;
@@ -312,7 +312,7 @@ std::string ProcessMediansText(const Variant& v) {
   return out;
 }
 
-doc::Table VariantTable(const Trick& t) {
+doc::Table VariantTable(const TrickReport& t) {
   doc::Table table("", {"setting", "median", "IQR (/median)", "CV", "samples", "process medians",
                         "interference", "peak memory", "equivalent", "active"});
   for (const Variant& v : t.variants) {
@@ -342,7 +342,7 @@ doc::Table VariantTable(const Trick& t) {
   return table;
 }
 
-doc::Section TrickSection(const Trick& t) {
+doc::Section TrickSection(const TrickReport& t) {
   doc::Section s;
   s.title = Text(t.id + ": ");
   s.title += VerdictText(t.verdict, t.imprecise);
@@ -433,7 +433,7 @@ doc::Document ReportDocument(const Report& r) {
   d.sections.push_back({"Reproducibility and equivalence", "", {ReproducibilityTable(r)}, {}});
   d.sections.push_back({"Environment", "", {EnvironmentTable(r)}, {}});
   doc::Section details{"Details", "", {}, {}};
-  for (const Trick& t : r.tricks) details.sections.push_back(TrickSection(t));
+  for (const TrickReport& t : r.tricks) details.sections.push_back(TrickSection(t));
   d.sections.push_back(std::move(details));
   return d;
 }

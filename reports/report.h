@@ -2,7 +2,7 @@
 // each optimized variant's effect against its baseline with a verdict on the claim.
 //
 //   Report report = MergeRun("results/run-20260101-120000");  // reports/load.h
-//   for (const Trick& t : report.tricks)
+//   for (const TrickReport& t : report.tricks)
 //     for (const VariantEffect& e : t.effects)
 //       std::cout << t.id << " " << SettingName(e.case_name, e.variant) << ": "
 //                 << VerdictName(e.verdict) << "\n";
@@ -83,7 +83,10 @@ struct Variant {
 };
 
 // The effect of one optimized variant against its case's baseline: time and memory,
-// and the verdict on the trick's claim in this setting. (report.json: "comparisons".)
+// and the verdict on the trick's claim in this setting. A *setting*, in the report, the
+// compare and the noise study, is this pair: a case and one of its optimized variants
+// (the harness's trickbench::Instance is one variant's instance, baselines included).
+// (report.json: "comparisons".)
 struct VariantEffect {
   std::string case_name, variant, baseline;
   bool timed = false;
@@ -104,7 +107,9 @@ struct VariantEffect {
   std::string verdict_detail;
 };
 
-struct Trick {
+// One trick's part of the report: what its processes' records say, merged, and its
+// verdict. (Not trickbench::Trick, the class a trick file derives from.)
+struct TrickReport {
   std::string id, category, source, claim;
   // The claim as data (the result file's expectations); a file from before they were
   // recorded gets them from the claim's words (analyze.h ClaimFromWords).
@@ -149,7 +154,7 @@ struct Report {
   std::optional<results::AbSession> ab;  // set when the run was one side of run_all --ab
   std::map<std::string, std::string> environment;
   std::vector<std::string> environment_notes;  // tricks whose context disagrees
-  std::vector<Trick> tricks;
+  std::vector<TrickReport> tricks;
 };
 
 // Verdicts per trick; timed settings and how many of them are imprecise.

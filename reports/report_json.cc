@@ -104,7 +104,7 @@ std::vector<double> Times(const Fields& f, const Json& a, const std::string& pat
 
 Json ReportToJson(const Report& r) {
   Json tricks = Json::array();
-  for (const Trick& t : r.tricks) {
+  for (const TrickReport& t : r.tricks) {
     Json variants = Json::array(), comparisons = Json::array();
     for (const auto& v : t.variants) variants.push_back(VariantJson(v));
     for (const auto& c : t.effects) comparisons.push_back(EffectJson(c));
@@ -250,7 +250,7 @@ Report ReportFromJson(const Json& j, const std::string& file) {
   for (size_t i = 0; i < tricks.size(); ++i) {
     const std::string p = JsonPath("tricks", i);
     const Json& tj = tricks[i];
-    Trick t;
+    TrickReport t;
     t.id = f.String(tj, p, "id");
     if (!ids.insert(t.id).second) f.Fail(JsonPath(p, "id"), "duplicate trick id " + t.id);
     t.category = f.String(tj, p, "category");

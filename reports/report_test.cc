@@ -41,7 +41,7 @@ std::string CopyOfRun(const std::string& name) {
   return dir;
 }
 
-const Trick& Find(const Report& r, const std::string& id) {
+const TrickReport& Find(const Report& r, const std::string& id) {
   for (const auto& t : r.tricks) {
     if (t.id == id) return t;
   }
@@ -60,7 +60,7 @@ TEST(Merge, FixtureRunGetsTheExpectedVerdicts) {
   EXPECT_FALSE(Find(r, "beta_memory").claims_time);
   EXPECT_EQ(Find(r, "gamma_noeffect").verdict, Verdict::kDoesNotHold);
   EXPECT_EQ(Find(r, "gamma_noeffect").effects.size(), 2u);
-  const Trick& noisy = Find(r, "delta_noisy");
+  const TrickReport& noisy = Find(r, "delta_noisy");
   EXPECT_TRUE(noisy.imprecise);
   // About 3.2x [2.7x, 4x]: imprecise, but wholly beyond +5 %: faster is known, its size not.
   EXPECT_EQ(noisy.verdict, Verdict::kHolds);
@@ -70,7 +70,7 @@ TEST(Merge, FixtureRunGetsTheExpectedVerdicts) {
       << noisy.effects[0].verdict_detail;
   EXPECT_TRUE(noisy.effects[0].time.imprecise);
   EXPECT_EQ(noisy.effects[0].time.method, "rounds");  // one process per trick in the fixtures
-  const Trick& eps = Find(r, "epsilon_unsettled");
+  const TrickReport& eps = Find(r, "epsilon_unsettled");
   // About 1.03x [1.00x, 1.05x]: precise, the estimate within +-5 %: no material effect.
   EXPECT_EQ(eps.verdict, Verdict::kDoesNotHold);
   EXPECT_EQ(eps.effects[0].verdict, Verdict::kDoesNotHold);
@@ -139,7 +139,7 @@ TEST(Merge, CheckedResultIsOkButUntimed) {
   json alpha = json::parse(Slurp(Fixture("run/alpha_fast.json")));
   alpha["trickbench"]["status"] = "checked";
   alpha["trickbench"].erase("rounds");
-  const Trick t = TrickFromResult(alpha, "alpha.json", nullptr);
+  const TrickReport t = TrickFromResult(alpha, "alpha.json", nullptr);
   EXPECT_EQ(t.outcome, RunOutcome::kOk);
   ASSERT_EQ(t.effects.size(), 1u);
   EXPECT_FALSE(t.effects[0].timed);
@@ -265,7 +265,7 @@ TEST(BadInput, ReproducibilityFields) {
   const std::string ok = Mutated([](json& j) {
     j["trickbench"]["reproducibility"] = {{"checked", false}, {"detail", "needs CUDA"}};
   });
-  const Trick t = TrickFromResult(ParseJsonText(ok, "r.json"), "r.json", nullptr);
+  const TrickReport t = TrickFromResult(ParseJsonText(ok, "r.json"), "r.json", nullptr);
   ASSERT_TRUE(t.reproducibility.has_value());
   EXPECT_FALSE(t.reproducibility->checked);
   EXPECT_EQ(LoadError(Mutated([](json& j) {

@@ -84,7 +84,7 @@ void ReconcileEnvironments(const std::vector<FileEnvironment>& files, Report* re
       const std::string& trick = groups[g].front()->trick;
       if (values.size() == 1 && values[0].first != run_value) {
         const auto t = std::find_if(report->tricks.begin(), report->tricks.end(),
-                                    [&](const Trick& x) { return x.id == trick; });
+                                    [&](const TrickReport& x) { return x.id == trick; });
         if (t != report->tricks.end()) {
           t->process_notes.push_back("set its own environment" +
                                      std::string(groups[g].size() > 1 ? " in every process" : "") +

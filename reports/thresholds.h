@@ -1,11 +1,11 @@
-// The statistical settings every report states (report.json "statistics") and
+// The statistical thresholds every report states (report.json "statistics") and
 // reports/SCHEMA.md explains: one place, read by the grading, the claims and the printers.
 #pragma once
 
 namespace trickbench {
 namespace reports {
 
-// The statistical settings every report states (and SCHEMA.md explains).
+// The statistical thresholds every report states (and SCHEMA.md explains).
 inline constexpr double kAlpha = 0.05;               // test level; intervals are 1 - alpha
 inline constexpr double kImpreciseHalfWidth = 0.10;  // relative half-width above = imprecise
 inline constexpr double kNoEffectBand = 0.05;        // |speedup - 1| within 5 % = no effect

@@ -51,7 +51,7 @@ TEST(NoiseStudy, ATinyStudyWritesItsRatesAndResumes) {
   EXPECT_EQ(j["aa_sessions"], 2);
   EXPECT_EQ(j["aa_comparisons"], 1);
   EXPECT_EQ(j["planted_sessions"]["1.50"], 1);
-  // noop has one non-baseline variant: one benchmark, compared once A/A and against
+  // noop has one non-baseline variant: one setting, compared once A/A and against
   // each of the 2 A/A sessions when planted.
   ASSERT_EQ(j["settings"].size(), 1u) << j.dump(2);
   const results::Json& b = j["settings"][0];

@@ -7,7 +7,7 @@ namespace {
 
 class Busy : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting&) override { value_ = torch::zeros({1}); }
+  void SetUp(const trickbench::Instance&) override { value_ = torch::zeros({1}); }
   void Work() {
     // volatile: the loop is the workload, the compiler must not fold it.
     volatile double acc = 0;

@@ -6,7 +6,7 @@ namespace {
 
 class CudaOnly : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting& s) override { x_ = torch::randn({8}, s.device); }
+  void SetUp(const trickbench::Instance& s) override { x_ = torch::randn({8}, s.device); }
   void Run() { y_ = x_ * 3; }
   trickbench::Tensors Result() override { return {y_}; }
 

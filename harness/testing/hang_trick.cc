@@ -15,7 +15,7 @@ namespace {
 
 class Hang : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting&) override {
+  void SetUp(const trickbench::Instance&) override {
     const pid_t child = fork();
     if (child == 0) {
       execl("/bin/sleep", "sleep", "600", static_cast<char*>(nullptr));

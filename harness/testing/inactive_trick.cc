@@ -6,7 +6,7 @@ namespace {
 
 class NotInEffect : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting&) override { x_ = torch::randn({8}); }
+  void SetUp(const trickbench::Instance&) override { x_ = torch::randn({8}); }
   void Run() { y_ = x_ + 1; }
   trickbench::Tensors Result() override { return {y_}; }
   std::string Inactive(const std::string& variant) override {

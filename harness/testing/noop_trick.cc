@@ -6,7 +6,7 @@ namespace {
 
 class Noop : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting&) override { value_ = torch::randn({4}); }
+  void SetUp(const trickbench::Instance&) override { value_ = torch::randn({4}); }
   void Nothing() {}
   trickbench::Tensors Result() override { return {value_}; }
 

@@ -6,7 +6,7 @@ namespace {
 
 class WrongAnswer : public trickbench::Trick {
  public:
-  void SetUp(const trickbench::Setting&) override { x_ = torch::randn({64}); }
+  void SetUp(const trickbench::Instance&) override { x_ = torch::randn({64}); }
   void Right() { y_ = x_ * 2; }
   void Wrong() { y_ = x_ * 2 + 1e-3; }
   trickbench::Tensors Result() override { return {y_}; }
