@@ -246,7 +246,7 @@ TEST(Check, ChartValuesMustBeDrawable) {
   auto& row = std::get<IntervalChart>(d.sections[1].blocks[0]).rows[0];
   row.low = 3;  // above high
   EXPECT_EQ(DocumentError(d), "section 'Charts': chart 'speedups' row 'alpha': low above high");
-  for (const IntervalChart::Band bad :
+  for (const IntervalChart::Band& bad :
        {IntervalChart::Band{2, 1, "x"}, IntervalChart::Band{-1, 2, "x"},
         IntervalChart::Band{1, 1, "x"}}) {
     Document c = Sample();
