@@ -6,14 +6,13 @@
 
 #include <dlfcn.h>
 #include <link.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <thread>
 
+#include "common/host.h"
 #include "determinism/guard.h"
 
 namespace trickbench {
@@ -43,23 +42,6 @@ std::string ReadCommand(const std::string& cmd) {
   }
   while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
   return out;
-}
-
-std::string CpuModel() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("model name", 0) == 0) {
-      auto colon = line.find(':');
-      if (colon != std::string::npos) return line.substr(colon + 2);
-    }
-  }
-  return "unknown";
-}
-
-std::string Host() {
-  char buf[256] = {0};
-  return gethostname(buf, sizeof buf - 1) == 0 ? buf : "unknown";
 }
 
 }  // namespace
@@ -185,7 +167,7 @@ Context CaptureContext(const torch::Device& device) {
   c.emplace_back("parallel_backend", backend.empty() ? "unknown" : backend);
   const std::string cuda_version = BuildSetting(config, "CUDA_VERSION");
   c.emplace_back("libtorch_cuda_version", cuda_version.empty() ? "none" : cuda_version);
-  c.emplace_back("host", Host());
+  c.emplace_back("host", HostName());
   c.emplace_back("cpu_model", CpuModel());
   c.emplace_back("cpu_cores", std::to_string(std::thread::hardware_concurrency()));
   c.emplace_back("git_revision", GitRevision());
