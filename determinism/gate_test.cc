@@ -1,0 +1,332 @@
+// The gate's library and CLI on a small training of its own: the recorder's trace file
+// round-trips; the diff says "bitwise equal" for two seeded runs, names the first step
+// and tensor for a missing seed and for noise planted at one step, separates "within
+// tolerance" from "beyond"; the audit judges the flags DeterministicGuard sets; and the
+// CLI exits 0 / 1 / 2, naming the file and field on bad input.
+#include <gtest/gtest.h>
+#include <torch/cuda.h>
+#include <torch/nn/modules/activation.h>
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/optim/sgd.h>
+#include <torch/utils.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+
+#include "determinism/audit.h"
+#include "determinism/guard.h"
+#include "determinism/recorder.h"
+#include "determinism/trace_diff.h"
+#include "determinism/trace_file.h"
+#include "harness/testing/subprocess.h"
+#include "results/checked_json.h"
+
+namespace trickbench {
+namespace {
+
+std::string g_diff_binary;
+
+std::string TempPath(const std::string& name) {
+  return (std::filesystem::path(testing::TempDir()) / name).string();
+}
+
+struct Plan {
+  uint64_t seed = 0;
+  bool seed_it = true;
+  int hidden = 16;
+  int64_t noise_step = -1;  // add `noise` to the first weight after this step
+  double noise = 0;
+  int64_t steps = 6;
+};
+
+// A seeded MLP trained with SGD, recorded step by step into `path`.
+TraceFile Train(const Plan& plan, const std::string& path) {
+  if (plan.seed_it) torch::manual_seed(plan.seed);
+  torch::nn::Sequential model(torch::nn::Linear(8, plan.hidden), torch::nn::ReLU(),
+                              torch::nn::Linear(plan.hidden, 2));
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1).momentum(0.9));
+  const torch::Tensor x = torch::randn({32, 8}), y = torch::randn({32, 2});
+  TraceRecorder rec(path, {.seed = plan.seed, .label = "hidden=" + std::to_string(plan.hidden)});
+  for (int64_t step = 0; step < plan.steps; ++step) {
+    opt.zero_grad();
+    const torch::Tensor loss = (model->forward(x) - y).pow(2).mean();
+    loss.backward();
+    opt.step();
+    if (step == plan.noise_step) {
+      torch::NoGradGuard no_grad;
+      model->parameters()[0].add_(plan.noise);
+    }
+    rec.Step(step, *model, &opt, loss, {{"lr", torch::tensor(0.1)}});
+  }
+  std::string error;
+  EXPECT_TRUE(rec.Finish(&error)) << error;
+  return rec.file();
+}
+
+TEST(TraceFile, RoundTripsWithEnvironmentAndAudit) {
+  const std::string path = TempPath("round_trip.json");
+  const TraceFile written = Train({}, path);
+  const TraceFile read = ReadTraceFile(path);
+  EXPECT_EQ(read.label, "hidden=16");
+  EXPECT_EQ(read.environment, written.environment);
+  EXPECT_EQ(read.environment.count("torch"), 1u);
+  EXPECT_EQ(read.environment.count("cpu_model"), 1u);
+  ASSERT_EQ(read.audit.size(), written.audit.size());
+  ASSERT_FALSE(read.audit.empty());
+  EXPECT_EQ(read.audit[0].name, "deterministic_algorithms");
+  EXPECT_EQ(read.audit[0].status, written.audit[0].status);
+  ASSERT_EQ(read.trace.steps().size(), 6u);
+  EXPECT_EQ(read.trace.FinalDigest(), written.trace.FinalDigest());
+  // The loss and the named extra are recorded beside the training state.
+  const auto& names = read.trace.steps()[0].tensors;
+  const auto has = [&](const std::string& n) {
+    for (const auto& t : names) {
+      if (t.digest.name == n) return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(has("loss"));
+  EXPECT_TRUE(has("extra:lr"));
+  EXPECT_TRUE(has("param:0.weight"));
+  EXPECT_TRUE(has("optim:0.weight.momentum_buffer"));
+}
+
+TEST(TraceFile, BadFilesNameTheFileAndField) {
+  const auto refused = [](const std::string& text) -> std::string {
+    try {
+      ParseTraceFile(text, "t.json");
+    } catch (const results::InputError& e) {
+      return e.what();
+    }
+    return "(accepted)";
+  };
+  EXPECT_NE(refused("").find("t.json: not JSON: the file is empty"), std::string::npos);
+  EXPECT_NE(refused("{\"schema\": \"trickbench.trace\"").find("t.json"), std::string::npos);
+  EXPECT_NE(refused(R"({"schema": "trickbench.result"})").find("not a trace file"),
+            std::string::npos);
+  const std::string head = R"({"schema": "trickbench.trace", "schema_version": )";
+  EXPECT_NE(refused(head + "2}").find("schema_version: wrong schema version 2"), std::string::npos);
+  const std::string ok = head + R"(1, "label": "", "seed": 0, "environment": {}, "audit": [],)";
+  EXPECT_NE(refused(ok + R"("steps": [{"step": 0, "tensors": []}]})").find("lacks \"digest\""),
+            std::string::npos);
+  EXPECT_NE(refused(ok + R"("steps": {}})").find("t.json: steps: expected an array"),
+            std::string::npos);
+  EXPECT_EQ(refused(ok + R"("steps": []})"), "(accepted)");
+}
+
+TEST(TraceRecorder, RefusesStepsOutOfOrderAndASecondFinish) {
+  torch::nn::Linear model(2, 2);
+  TraceRecorder rec(TempPath("order.json"));
+  rec.Step(3, *model, nullptr, torch::Tensor());
+  EXPECT_THROW(rec.Step(3, *model, nullptr, torch::Tensor()), std::invalid_argument);
+  std::string error;
+  EXPECT_TRUE(rec.Finish(&error)) << error;
+  EXPECT_FALSE(rec.Finish(&error));
+  EXPECT_THROW(rec.Step(4, *model, nullptr, torch::Tensor()), std::invalid_argument);
+}
+
+TEST(TraceRecorder, AnUnwritablePathFailsWithoutAFile) {
+  torch::nn::Linear model(2, 2);
+  TraceRecorder rec("/nonexistent-folder/t.json");
+  rec.Step(0, *model, nullptr, torch::Tensor());
+  std::string error;
+  EXPECT_FALSE(rec.Finish(&error));
+  EXPECT_NE(error.find("/nonexistent-folder/t.json"), std::string::npos) << error;
+}
+
+TEST(TraceRecorder, PathFromTheEnvironment) {
+  unsetenv(kTracePathVariable);
+  EXPECT_EQ(TracePathFromEnvironment("x.json"), "x.json");
+  setenv(kTracePathVariable, "/tmp/y.json", 1);
+  EXPECT_EQ(TracePathFromEnvironment("x.json"), "/tmp/y.json");
+  unsetenv(kTracePathVariable);
+}
+
+TEST(TraceDiff, TwoSeededRunsAreBitwiseEqual) {
+  const TraceFile a = Train({}, TempPath("a.json")), b = Train({}, TempPath("b.json"));
+  const TraceDiff d = DiffTraces(a, b, {});
+  EXPECT_TRUE(d.Bitwise()) << d.Describe("a", "b");
+  EXPECT_EQ(d.ExitCode(), 0);
+  EXPECT_NE(d.Describe("a", "b").find("bitwise equal"), std::string::npos);
+}
+
+TEST(TraceDiff, AnotherSeedDivergesAtTheFirstStep) {
+  const TraceFile a = Train({}, TempPath("s0.json"));
+  const TraceFile b = Train({.seed = 7}, TempPath("s7.json"));
+  const TraceDiff d = DiffTraces(a, b, {});
+  ASSERT_FALSE(d.Bitwise());
+  EXPECT_EQ(d.first->step, 0);
+  EXPECT_EQ(d.first->tensor, "param:0.weight");
+  EXPECT_EQ(d.ExitCode(), 1);
+}
+
+TEST(TraceDiff, PlantedNoiseIsFoundAtItsStepAndToleranceSeparatesItsSize) {
+  const TraceFile a = Train({}, TempPath("clean.json"));
+  const TraceFile tiny = Train({.noise_step = 3, .noise = 1e-7}, TempPath("tiny.json"));
+  const TraceFile big = Train({.noise_step = 3, .noise = 1e-2}, TempPath("big.json"));
+
+  const TraceDiff bitwise = DiffTraces(a, tiny, {});
+  ASSERT_FALSE(bitwise.Bitwise());
+  EXPECT_EQ(bitwise.first->step, 3);
+  EXPECT_EQ(bitwise.first->tensor, "param:0.weight");
+  EXPECT_EQ(bitwise.ExitCode(), 1);
+
+  const TraceDiff loose = DiffTraces(a, tiny, {.rtol = 1e-3, .atol = 1e-4});
+  EXPECT_FALSE(loose.beyond_tolerance) << loose.Describe("a", "tiny");
+  EXPECT_EQ(loose.within_tolerance, loose.differing_tensors);
+  EXPECT_GT(loose.differing_tensors, 0);
+  EXPECT_EQ(loose.ExitCode(), 0);
+  EXPECT_NE(loose.Describe("a", "tiny").find("within tolerance, not bitwise"), std::string::npos);
+
+  const TraceDiff strict = DiffTraces(a, big, {.rtol = 1e-3, .atol = 1e-4});
+  ASSERT_TRUE(strict.beyond_tolerance);
+  EXPECT_EQ(strict.beyond_tolerance->step, 3);
+  EXPECT_EQ(strict.ExitCode(), 1);
+}
+
+TEST(TraceDiff, DifferentTrainingsAreBadInputNotADivergence) {
+  const TraceFile a = Train({}, TempPath("h16.json"));
+  const TraceFile b = Train({.hidden = 12}, TempPath("h12.json"));
+  try {
+    DiffTraces(a, b, {}, "h16.json", "h12.json");
+    FAIL() << "accepted traces of two models";
+  } catch (const results::InputError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("h12.json: steps[0].tensors: not a trace of the same training as h16.json"),
+              std::string::npos)
+        << m;
+    EXPECT_NE(m.find("param:0.weight has shape [12, 8], [16, 8] there"), std::string::npos) << m;
+  }
+}
+
+TEST(TraceDiff, NamesTheAuditStatesThatDiffer) {
+  const TraceFile a = Train({}, TempPath("plain.json"));
+  TraceFile b;
+  {
+    DeterministicGuard guard;
+    b = Train({}, TempPath("guarded.json"));
+  }
+  const TraceDiff d = DiffTraces(a, b, {});
+  EXPECT_TRUE(d.Bitwise()) << "the guard changes no CPU kernel of this model";
+  bool named = false;
+  for (const auto& line : d.environment_differences) {
+    named = named || line == "audit deterministic_algorithms: off | on";
+  }
+  EXPECT_TRUE(named) << d.Describe("a", "b");
+}
+
+TEST(Audit, JudgesWhatTheGuardSets) {
+  const auto find = [](const std::vector<Precondition>& audit, const std::string& name) {
+    for (const auto& p : audit) {
+      if (p.name == name) return p;
+    }
+    ADD_FAILURE() << "no precondition " << name;
+    return Precondition{};
+  };
+  at::globalContext().setDeterministicAlgorithms(false, false);
+  const auto before = AuditDeterminism();
+  EXPECT_EQ(find(before, "deterministic_algorithms").status, Precondition::kNotOk);
+  EXPECT_FALSE(find(before, "deterministic_algorithms").fix.empty());
+  EXPECT_FALSE(AuditPasses(before));
+  EXPECT_EQ(find(before, "intra_op_threads").status, Precondition::kAdvice);
+  EXPECT_EQ(find(before, "loader_worker_seeding").status, Precondition::kAdvice);
+  {
+    DeterministicGuard guard;
+    const auto during = AuditDeterminism();
+    EXPECT_EQ(find(during, "deterministic_algorithms").status, Precondition::kOk);
+    EXPECT_TRUE(find(during, "deterministic_algorithms").fix.empty());
+    EXPECT_TRUE(AuditPasses(during)) << FormatAudit(during);
+    at::globalContext().setDeterministicAlgorithms(true, /*warn_only=*/true);
+    EXPECT_EQ(find(AuditDeterminism(), "deterministic_algorithms").state, "on (warn only)");
+    EXPECT_EQ(find(AuditDeterminism(), "deterministic_algorithms").status, Precondition::kNotOk);
+  }
+  if (!torch::cuda::is_available()) {
+    EXPECT_EQ(find(before, "cudnn_benchmark").status, Precondition::kNotApplicable);
+    EXPECT_EQ(find(before, "cublas_workspace_config").status, Precondition::kNotApplicable);
+  }
+  const std::string text = FormatAudit(before);
+  EXPECT_NE(text.find("deterministic_algorithms"), std::string::npos);
+  EXPECT_NE(text.find("NOT OK"), std::string::npos);
+  EXPECT_NE(text.find("set: "), std::string::npos);
+  EXPECT_NE(text.find("why: ops with a nondeterministic kernel"), std::string::npos) << text;
+  for (const auto s : {Precondition::kOk, Precondition::kNotOk, Precondition::kNotApplicable,
+                       Precondition::kAdvice}) {
+    Precondition::Status back;
+    ASSERT_TRUE(ParseStatus(StatusName(s), &back));
+    EXPECT_EQ(back, s);
+  }
+  Precondition::Status unused;
+  EXPECT_FALSE(ParseStatus("fine", &unused));
+}
+
+// The CLI as a user runs it.
+subprocess::Proc Diff(const std::string& args) {
+  return subprocess::RunCommand(g_diff_binary + " " + args);
+}
+
+TEST(DiffCli, ExitsZeroOneTwoAndNamesWhatWasWrong) {
+  const std::string a = TempPath("cli_a.json"), b = TempPath("cli_b.json");
+  const std::string c = TempPath("cli_c.json"), m = TempPath("cli_m.json");
+  Train({}, a);
+  Train({}, b);
+  Train({.seed = 3}, c);
+  Train({.hidden = 4}, m);
+
+  auto p = Diff(a + " " + b);
+  EXPECT_EQ(p.exit_code, 0) << p.output;
+  EXPECT_NE(p.output.find("bitwise equal"), std::string::npos) << p.output;
+
+  p = Diff(a + " " + c + " --audit");
+  EXPECT_EQ(p.exit_code, 1) << p.output;
+  EXPECT_NE(p.output.find("runs diverged at step 0, tensor param:0.weight"), std::string::npos)
+      << p.output;
+  EXPECT_NE(p.output.find("audit of " + a), std::string::npos) << p.output;
+
+  p = Diff(a + " " + TempPath("missing.json"));
+  EXPECT_EQ(p.exit_code, 2) << p.output;
+  EXPECT_NE(p.output.find("missing.json: cannot read"), std::string::npos) << p.output;
+
+  const std::string truncated = TempPath("truncated.json");
+  {
+    std::ifstream in(a);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::ofstream(truncated) << text.substr(0, text.size() / 2);
+  }
+  p = Diff(a + " " + truncated);
+  EXPECT_EQ(p.exit_code, 2) << p.output;
+  EXPECT_NE(p.output.find("truncated.json: "), std::string::npos) << p.output;
+
+  p = Diff(a + " " + m);
+  EXPECT_EQ(p.exit_code, 2) << p.output;
+  EXPECT_NE(p.output.find("not a trace of the same training"), std::string::npos) << p.output;
+
+  p = Diff(a);
+  EXPECT_EQ(p.exit_code, 2) << p.output;
+  p = Diff(a + " " + b + " --rtol=-1");
+  EXPECT_EQ(p.exit_code, 2) << p.output;
+  EXPECT_NE(p.output.find("--rtol=-1: expected a finite number >= 0"), std::string::npos);
+  p = Diff("--help");
+  EXPECT_EQ(p.exit_code, 0) << p.output;
+  EXPECT_NE(p.output.find("--rtol"), std::string::npos) << p.output;
+}
+
+}  // namespace
+}  // namespace trickbench
+
+int main(int argc, char** argv) {
+  testing::InitGoogleTest(&argc, argv);
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a.rfind("--diff=", 0) == 0) trickbench::g_diff_binary = a.substr(7);
+  }
+  if (trickbench::g_diff_binary.empty()) {
+    std::fprintf(stderr, "usage: %s --diff=PATH\n", argv[0]);
+    return 2;
+  }
+  at::set_num_threads(1);
+  return RUN_ALL_TESTS();
+}
