@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# The reproducibility gate around a user's training binary (defs.bzl reproducibility_test
+# runs it as a test). Runs the binary in fresh processes with the same seed, each writing
+# its trace to $TRICKBENCH_TRACE, and compares every run with the first using the trace
+# diff (//determinism:diff), tier by tier:
+#   fresh processes   --runs=N copies of the base run: bitwise
+#   worker counts     --workers=A,B,..: $TRICKBENCH_LOADER_WORKERS set to each: bitwise
+#   thread counts     --threads=A,B,..: $TRICKBENCH_THREADS set to each: within
+#                     --rtol/--atol (a reduction split over more threads adds in another
+#                     order), reported as "within tolerance, not bitwise" when that is so
+# The base run uses the first value of each list. Exit 0 when every tier holds, 1 with
+# every failing tier's divergence report, 2 on bad usage.
+#
+#   gate_runner.sh --binary=PATH --diff=PATH [--runs=2] [--workers=0,2] [--threads=1,2]
+#                  [--rtol=1e-5] [--atol=1e-8] [-- ARGS for the binary]
+set -uo pipefail
+
+binary="" diff="" runs=2 workers="" threads="" rtol=1e-5 atol=1e-8
+binary_args=()
+while (($#)); do
+  case $1 in
+    --binary=*) binary=${1#*=} ;;
+    --diff=*) diff=${1#*=} ;;
+    --runs=*) runs=${1#*=} ;;
+    --workers=*) workers=${1#*=} ;;
+    --threads=*) threads=${1#*=} ;;
+    --rtol=*) rtol=${1#*=} ;;
+    --atol=*) atol=${1#*=} ;;
+    --) shift; binary_args=("$@"); break ;;
+    *) echo "gate_runner: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+  shift
+done
+if [[ -z $binary || -z $diff ]]; then
+  echo "gate_runner: --binary and --diff are required" >&2
+  exit 2
+fi
+if ! [[ $runs =~ ^[0-9]+$ ]] || ((runs < 2)); then
+  echo "gate_runner: --runs=$runs: expected an integer >= 2" >&2
+  exit 2
+fi
+for list in "$workers" "$threads"; do
+  if [[ -n $list && ! $list =~ ^[0-9]+(,[0-9]+)*$ ]]; then
+    echo "gate_runner: '$list': expected comma-separated counts" >&2
+    exit 2
+  fi
+done
+
+out=${TEST_UNDECLARED_OUTPUTS_DIR:-${TEST_TMPDIR:-$(mktemp -d)}}
+mkdir -p "$out"
+IFS=, read -r -a worker_list <<<"$workers"
+IFS=, read -r -a thread_list <<<"$threads"
+base_env=()
+((${#worker_list[@]})) && base_env+=("TRICKBENCH_LOADER_WORKERS=${worker_list[0]}")
+((${#thread_list[@]})) && base_env+=("TRICKBENCH_THREADS=${thread_list[0]}")
+
+# run NAME [VAR=VALUE ...]: one fresh process of the binary, its trace at $out/NAME.json.
+run() {
+  local name=$1
+  shift
+  if ! env "${base_env[@]}" "$@" TRICKBENCH_TRACE="$out/$name.json" "$binary" \
+    "${binary_args[@]}" >"$out/$name.log" 2>&1; then
+    echo "gate: the run '$name' failed ($*):"
+    tail -n 20 "$out/$name.log"
+    return 1
+  fi
+}
+
+failed=0
+# compare TIER NAME [diff flags]: the run NAME against the base run.
+compare() {
+  local tier=$1 name=$2 report
+  shift 2
+  report=$("$diff" "$out/base.json" "$out/$name.json" "$@" 2>&1)
+  case $? in
+    0) echo "ok    $tier: $name ($(grep -m1 -o 'bitwise equal\|within tolerance, not bitwise' <<<"$report"))" ;;
+    1) echo "FAIL  $tier: $name"; sed 's/^/      /' <<<"$report"; failed=1 ;;
+    *) echo "ERROR $tier: $name"; sed 's/^/      /' <<<"$report"; failed=1 ;;
+  esac
+}
+
+run base || exit 1
+for ((k = 2; k <= runs; ++k)); do
+  run "run$k" && compare "fresh processes" "run$k" || failed=1
+done
+for w in "${worker_list[@]:1}"; do
+  run "workers$w" TRICKBENCH_LOADER_WORKERS="$w" && compare "worker count" "workers$w" ||
+    failed=1
+done
+for t in "${thread_list[@]:1}"; do
+  run "threads$t" TRICKBENCH_THREADS="$t" &&
+    compare "thread count" "threads$t" --rtol="$rtol" --atol="$atol" || failed=1
+done
+echo "gate: traces in $out"
+exit $failed
