@@ -8,8 +8,10 @@
 #   thread counts     --threads=A,B,..: $TRICKBENCH_THREADS set to each: within
 #                     --rtol/--atol (a reduction split over more threads adds in another
 #                     order), reported as "within tolerance, not bitwise" when that is so
-# The base run uses the first value of each list. Exit 0 when every tier holds, 1 with
-# every failing tier's divergence report, 2 on bad usage.
+# The base run uses the first value of each list. A bitwise tier that diverges at step K
+# is run again, both sides, recording step K's ops, so the report names the first op whose
+# output differs. Exit 0 when every tier holds, 1 with every failing tier's divergence
+# report, 2 on bad usage.
 #
 #   gate_runner.sh --binary=PATH --diff=PATH [--runs=2] [--workers=0,2] [--threads=1,2]
 #                  [--rtol=1e-5] [--atol=1e-8] [-- ARGS for the binary]
@@ -67,29 +69,40 @@ run() {
 }
 
 failed=0
-# compare TIER NAME [diff flags]: the run NAME against the base run.
+# compare TIER NAME "VAR=VALUE ..." [diff flags]: the run NAME (made with those variables)
+# against the base run. On a bitwise divergence at step K, both are run again recording
+# step K's ops ($TRICKBENCH_OP_TRACE_STEP), and that diff names the first op that differs.
 compare() {
-  local tier=$1 name=$2 report
-  shift 2
+  local tier=$1 name=$2 vars=$3 report step
+  shift 3
   report=$("$diff" "$out/base.json" "$out/$name.json" "$@" 2>&1)
   case $? in
-    0) echo "ok    $tier: $name ($(grep -m1 -o 'bitwise equal\|within tolerance, not bitwise' <<<"$report"))" ;;
-    1) echo "FAIL  $tier: $name"; sed 's/^/      /' <<<"$report"; failed=1 ;;
-    *) echo "ERROR $tier: $name"; sed 's/^/      /' <<<"$report"; failed=1 ;;
+    0) echo "ok    $tier: $name ($(grep -m1 -o 'bitwise equal\|within tolerance, not bitwise' <<<"$report"))"
+       return ;;
+    1) echo "FAIL  $tier: $name" ;;
+    *) echo "ERROR $tier: $name"; sed 's/^/      /' <<<"$report"; failed=1; return ;;
   esac
+  failed=1
+  step=$(grep -m1 -o 'runs diverged at step [0-9]*' <<<"$report" | grep -o '[0-9]*$')
+  if [[ -n $step && $# == 0 ]] && run "base_ops$step" TRICKBENCH_OP_TRACE_STEP="$step" &&
+    run "${name}_ops$step" $vars TRICKBENCH_OP_TRACE_STEP="$step"; then
+    report=$("$diff" "$out/base_ops$step.json" "$out/${name}_ops$step.json" 2>&1)
+  fi
+  sed 's/^/      /' <<<"$report"
 }
 
 run base || exit 1
 for ((k = 2; k <= runs; ++k)); do
-  run "run$k" && compare "fresh processes" "run$k" || failed=1
+  run "run$k" && compare "fresh processes" "run$k" "" || failed=1
 done
 for w in "${worker_list[@]:1}"; do
-  run "workers$w" TRICKBENCH_LOADER_WORKERS="$w" && compare "worker count" "workers$w" ||
-    failed=1
+  run "workers$w" TRICKBENCH_LOADER_WORKERS="$w" &&
+    compare "worker count" "workers$w" "TRICKBENCH_LOADER_WORKERS=$w" || failed=1
 done
 for t in "${thread_list[@]:1}"; do
   run "threads$t" TRICKBENCH_THREADS="$t" &&
-    compare "thread count" "threads$t" --rtol="$rtol" --atol="$atol" || failed=1
+    compare "thread count" "threads$t" "TRICKBENCH_THREADS=$t" --rtol="$rtol" --atol="$atol" ||
+    failed=1
 done
 echo "gate: traces in $out"
 exit $failed

@@ -34,6 +34,8 @@ expect 1 "runs diverged at step 0, tensor param:0.weight" TRICKBENCH_EXAMPLE_PLA
 # Augmentation from the global generator: the data depends on the worker count.
 expect 1 "FAIL  worker count: workers0" TRICKBENCH_EXAMPLE_PLANT=global_augmentation -- \
   --runs=2 --workers=2,0
+# A divergence is rerun recording the diverged step's ops: the report names the first op.
+expect 1 "first op whose output differs" TRICKBENCH_EXAMPLE_PLANT=unseeded -- --runs=2
 expect 2 "--runs=1: expected an integer >= 2" -- --runs=1
 expect 2 "expected comma-separated counts" -- --workers=two
 expect 2 "unknown argument" -- --frobnicate

@@ -19,6 +19,7 @@
 
 #include "determinism/audit.h"
 #include "determinism/guard.h"
+#include "determinism/op_trace.h"
 #include "determinism/recorder.h"
 #include "determinism/trace_diff.h"
 #include "determinism/trace_file.h"
@@ -116,6 +117,11 @@ TEST(TraceFile, BadFilesNameTheFileAndField) {
   EXPECT_NE(refused(ok + R"("steps": {}})").find("t.json: steps: expected an array"),
             std::string::npos);
   EXPECT_EQ(refused(ok + R"("steps": []})"), "(accepted)");
+  EXPECT_NE(
+      refused(ok + R"("ops": {"step": 0, "records": [{"name": "aten::mul", "inputs": ["xyz"],)"
+                   R"( "outputs": []}]}, "steps": []})")
+          .find("t.json: ops.records[0].inputs: 'xyz' is not 16 hex digits"),
+      std::string::npos);
 }
 
 TEST(TraceRecorder, RefusesStepsOutOfOrderAndASecondFinish) {
@@ -217,6 +223,75 @@ TEST(TraceDiff, NamesTheAuditStatesThatDiffer) {
     named = named || line == "audit deterministic_algorithms: off | on";
   }
   EXPECT_TRUE(named) << d.Describe("a", "b");
+}
+
+TEST(OpTrace, NamesTheFirstOpThatComputedDifferently) {
+  // The same ops, once with another generator state: aten::uniform_ is the first op
+  // whose output differs, with equal tensor inputs (its destination is fresh memory).
+  const auto draw = [](uint64_t seed) {
+    torch::manual_seed(seed);
+    OpTraceScope scope;
+    const torch::Tensor y = (torch::rand({4, 4}) * 2.0).relu();
+    return scope.Take();
+  };
+  const auto a = draw(1), same = draw(1), b = draw(2);
+  ASSERT_FALSE(a.empty());
+  EXPECT_FALSE(FirstOpDivergence(a, same)) << "allocations' uninitialised bytes are not compared";
+  const auto d = FirstOpDivergence(a, b);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->op, "aten::uniform_");
+  EXPECT_TRUE(d->inputs_equal);
+  EXPECT_NE(d->Describe().find("its tensor inputs are equal: the op itself computed differently"),
+            std::string::npos);
+  // Other data: the first op that differs has other inputs.
+  const torch::Tensor x = torch::randn({4, 4}), x2 = x + 1;
+  const auto ops_on = [](const torch::Tensor& in) {
+    OpTraceScope scope;
+    const torch::Tensor y = (in * 2.0).relu();
+    return scope.Take();
+  };
+  const auto e = FirstOpDivergence(ops_on(x), ops_on(x2));
+  ASSERT_TRUE(e);
+  EXPECT_FALSE(e->inputs_equal);
+  EXPECT_NE(e->Describe().find("its inputs differ already"), std::string::npos);
+  // A different op sequence.
+  std::vector<OpRecord> longer = a;
+  longer.push_back({"aten::add_", {1}, {2}});
+  const auto f = FirstOpDivergence(a, longer);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->index, static_cast<int64_t>(a.size()));
+  EXPECT_NE(f->Describe().find("different code paths"), std::string::npos);
+}
+
+TEST(OpTrace, TheRecorderKeepsTheAskedStepsOpsAndTheDiffNamesTheOp) {
+  const std::string clean_path = TempPath("ops_clean.json"),
+                    noisy_path = TempPath("ops_noisy.json");
+  setenv(kOpTraceStepVariable, "3", 1);
+  Train({}, clean_path);
+  Train({.noise_step = 3, .noise = 1e-2}, noisy_path);
+  unsetenv(kOpTraceStepVariable);
+  const TraceFile clean = ReadTraceFile(clean_path), noisy = ReadTraceFile(noisy_path);
+  EXPECT_EQ(clean.ops_step, 3);
+  EXPECT_FALSE(clean.ops.empty());
+  bool has_addmm = false;
+  for (const auto& op : clean.ops) has_addmm = has_addmm || op.name == "aten::addmm";
+  EXPECT_TRUE(has_addmm) << "the step's linear layers";
+  const TraceDiff d = DiffTraces(clean, noisy, {});
+  EXPECT_EQ(d.ops_step, 3);
+  ASSERT_TRUE(d.first_op);
+  EXPECT_NE(d.Describe("a", "b").find("ops of step 3: first op whose output differs"),
+            std::string::npos)
+      << d.Describe("a", "b");
+  // Without ops the report says how to get them.
+  const TraceFile plain = Train({.noise_step = 3, .noise = 1e-2}, TempPath("ops_none.json"));
+  EXPECT_EQ(plain.ops_step, -1);
+  EXPECT_NE(DiffTraces(Train({}, TempPath("ops_none_a.json")), plain, {})
+                .Describe("a", "b")
+                .find("TRICKBENCH_OP_TRACE_STEP=3"),
+            std::string::npos);
+  setenv(kOpTraceStepVariable, "x", 1);
+  EXPECT_EQ(OpTraceStepFromEnvironment(), -1);
+  unsetenv(kOpTraceStepVariable);
 }
 
 TEST(Audit, JudgesWhatTheGuardSets) {

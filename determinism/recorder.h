@@ -16,14 +16,21 @@
 // first Step also records what the run ran under (trace_file.h RecordedEnvironment: the
 // LibTorch version, the machine, every determinism precondition's state), read then and
 // not at construction because a training script sets its flags in between.
+//
+// Down to the op: with $TRICKBENCH_OP_TRACE_STEP=k (or TraceRecorderOptions::op_trace_step)
+// the recorder also records every op of step k with its input and output hashes
+// (op_trace.h), from the previous Step call (or construction, for k = 0) to Step(k). The
+// diff then names the first op whose output differs; the gate reruns a diverged pair so.
 #pragma once
 
 #include <torch/types.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "determinism/fingerprint.h"
+#include "determinism/op_trace.h"
 #include "determinism/trace_file.h"
 #include "third_party/libtorch/forward.h"
 
@@ -35,10 +42,16 @@ inline constexpr char kTracePathVariable[] = "TRICKBENCH_TRACE";
 // $TRICKBENCH_TRACE when set and not empty, else `fallback`.
 std::string TracePathFromEnvironment(const std::string& fallback);
 
+// The variable that asks for one step's ops, and its value (-1 when unset or not a
+// count >= 0).
+inline constexpr char kOpTraceStepVariable[] = "TRICKBENCH_OP_TRACE_STEP";
+int64_t OpTraceStepFromEnvironment();
+
 struct TraceRecorderOptions {
-  uint64_t seed = 0;         // recorded as is: the seed your run used
-  std::string label;         // what this run is, for the diff's report
-  bool keep_values = false;  // keep tensor copies in memory (TrainingTrace(true))
+  uint64_t seed = 0;           // recorded as is: the seed your run used
+  std::string label;           // what this run is, for the diff's report
+  bool keep_values = false;    // keep tensor copies in memory (TrainingTrace(true))
+  int64_t op_trace_step = -1;  // the step whose ops to record; -1: $TRICKBENCH_OP_TRACE_STEP
 };
 
 class TraceRecorder {
@@ -63,6 +76,8 @@ class TraceRecorder {
  private:
   std::string path_;
   TraceFile file_;
+  int64_t op_trace_step_ = -1;
+  std::unique_ptr<OpTraceScope> ops_;  // open from the step before op_trace_step_ to it
   bool finished_ = false;
 };
 

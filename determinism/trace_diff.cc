@@ -112,6 +112,10 @@ TraceDiff DiffTraces(const TraceFile& a, const TraceFile& b, const TraceDiffOpti
       d.environment_differences.push_back("audit " + p.name + ": " + p.state + " | " + it->second);
     }
   }
+  if (a.ops_step >= 0 && a.ops_step == b.ops_step) {
+    d.ops_step = a.ops_step;
+    d.first_op = FirstOpDivergence(a.ops, b.ops);
+  }
   if (!d.first) return d;
 
   std::map<int64_t, const StepRecord*> sa, sb;
@@ -180,6 +184,13 @@ std::string TraceDiff::Describe(const std::string& name_a, const std::string& na
         os << "\n";
       }
     }
+  }
+  if (ops_step >= 0) {
+    os << "ops of step " << ops_step << ": "
+       << (first_op ? first_op->Describe() : "every op's inputs and outputs are equal") << "\n";
+  } else if (!Bitwise()) {
+    os << "to name the op: run both again with TRICKBENCH_OP_TRACE_STEP=" << first->step
+       << " and diff those traces\n";
   }
   if (!environment_differences.empty()) {
     os << "environments differ (" << name_a << " | " << name_b << "):\n";

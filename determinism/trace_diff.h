@@ -41,6 +41,10 @@ struct TraceDiff {
   // side lacks shows "(none)"), then "audit name: a-state | b-state" for every
   // determinism precondition whose state differs.
   std::vector<std::string> environment_differences;
+  // Both traces recorded the ops of the same step (op_trace.h): the first op whose
+  // output differs there; nullopt when they agree or were not recorded.
+  std::optional<OpDivergence> first_op;
+  int64_t ops_step = -1;  // the step both recorded ops of; -1 when not
 
   bool Bitwise() const { return !first; }
   // 0: bitwise equal, or with a tolerance every difference within it; 1: diverged.

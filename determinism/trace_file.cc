@@ -3,6 +3,7 @@
 #include <torch/cuda.h>
 #include <torch/version.h>
 
+#include <cstdio>
 #include <stdexcept>
 
 #include "common/atomic_file.h"
@@ -11,6 +12,27 @@
 #include "results/checked_json.h"
 
 namespace trickbench {
+namespace {
+
+std::string Hex(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::vector<uint64_t> Hashes(const results::Fields& f, const results::Json& obj,
+                             const std::string& path, const std::string& key) {
+  std::vector<uint64_t> out;
+  for (const std::string& s : f.Strings(obj, path, key)) {
+    if (s.size() != 16 || s.find_first_not_of("0123456789abcdef") != std::string::npos) {
+      f.Fail(results::JsonPath(path, key), "'" + s + "' is not 16 hex digits");
+    }
+    out.push_back(std::stoull(s, nullptr, 16));
+  }
+  return out;
+}
+
+}  // namespace
 
 std::map<std::string, std::string> RecordedEnvironment() {
   std::map<std::string, std::string> env;
@@ -37,6 +59,16 @@ std::string TraceFileJson(const TraceFile& file) {
                           {"status", StatusName(p.status)},
                           {"fix", p.fix},
                           {"why", p.why}});
+  }
+  if (file.ops_step >= 0) {
+    results::Json records = results::Json::array();
+    for (const OpRecord& op : file.ops) {
+      results::Json in = results::Json::array(), out = results::Json::array();
+      for (uint64_t h : op.inputs) in.push_back(Hex(h));
+      for (uint64_t h : op.outputs) out.push_back(Hex(h));
+      records.push_back({{"name", op.name}, {"inputs", in}, {"outputs", out}});
+    }
+    j["ops"] = {{"step", file.ops_step}, {"records", records}};
   }
   // One serialisation of the steps: TrainingTrace's own.
   j["steps"] = results::Json::parse(file.trace.ToJson())["steps"];
@@ -79,6 +111,19 @@ TraceFile FromJson(const results::Json& j, const std::string& file) {
     p.fix = f.String(audit[i], at, "fix");
     p.why = f.String(audit[i], at, "why");
     out.audit.push_back(std::move(p));
+  }
+  if (f.Has(j, "", "ops")) {
+    const results::Json& ops = f.Object(j, "", "ops");
+    out.ops_step = f.Int(ops, "ops", "step", /*lo=*/0);
+    const results::Json& records = f.Array(ops, "ops", "records");
+    for (size_t i = 0; i < records.size(); ++i) {
+      const std::string at = results::JsonPath("ops.records", i);
+      OpRecord op;
+      op.name = f.String(records[i], at, "name");
+      op.inputs = Hashes(f, records[i], at, "inputs");
+      op.outputs = Hashes(f, records[i], at, "outputs");
+      out.ops.push_back(std::move(op));
+    }
   }
   const results::Json& steps = f.Array(j, "", "steps");
   try {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "determinism/audit.h"
+#include "determinism/op_trace.h"
 #include "determinism/trace.h"
 
 namespace trickbench {
@@ -34,6 +35,10 @@ struct TraceFile {
   // order: `diff --audit` prints it, and the diff names the states that differ.
   std::vector<Precondition> audit;
   TrainingTrace trace;
+  // One step's ops with their input and output hashes (op_trace.h), when the run was
+  // asked for them ($TRICKBENCH_OP_TRACE_STEP); ops_step -1 when not.
+  int64_t ops_step = -1;
+  std::vector<OpRecord> ops;
 };
 
 // The environment a trace records, read in this process now: "torch" (the LibTorch
