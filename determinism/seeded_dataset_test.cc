@@ -56,11 +56,13 @@ TEST(PerSampleSeeded, LeavesTheGlobalGeneratorAlone) {
   EXPECT_TRUE(torch::equal(after, torch::rand({4})));
 }
 
-// Forces one legitimate schedule of two workers: sample 0 (worker A, batch 0) waits,
-// after its augmentation, until sample kBatch (worker B, batch 1) has been augmented.
-// With the global generator, sample 1 then draws after sample kBatch instead of before,
-// which a sequential run never does. Without this the interleaving, and therefore
-// whether the naive test sees the difference, would be up to the scheduler.
+// Forces one legitimate schedule of two workers: sample 0 (worker A, batch 0) is
+// augmented first; then sample kBatch (worker B, batch 1); only then does A go on to
+// sample 1. With the global generator, sample 1 then draws after sample kBatch instead
+// of before, which a sequential run never does. Without this the interleaving, and
+// therefore whether the naive test sees the difference, would be up to the scheduler:
+// B waits for sample 0 too, since a worker A slow to start would otherwise let sample
+// kBatch draw first (that happened once with 4 tests running on 2 cores).
 template <typename Inner>
 class ForcedInterleaving
     : public torch::data::datasets::Dataset<ForcedInterleaving<Inner>, torch::data::Example<>> {
@@ -68,6 +70,7 @@ class ForcedInterleaving
   struct Shared {
     std::mutex mu;
     std::condition_variable cv;
+    bool first_sample_drawn = false;
     bool second_batch_started = false;
     bool timed_out = false;
   };
@@ -75,22 +78,30 @@ class ForcedInterleaving
       : inner_(std::move(inner)), shared_(std::move(shared)) {}
 
   torch::data::Example<> get(size_t index) override {
+    if (index == kBatch) Wait([&] { return shared_->first_sample_drawn; });
     auto example = inner_.get(index);
-    std::unique_lock<std::mutex> lock(shared_->mu);
-    if (index == kBatch) {
-      shared_->second_batch_started = true;
-      shared_->cv.notify_all();
-    } else if (index == 0) {
-      if (!shared_->cv.wait_for(lock, std::chrono::seconds(30),
-                                [&] { return shared_->second_batch_started; })) {
-        shared_->timed_out = true;
-      }
+    if (index == 0) {
+      Signal(&shared_->first_sample_drawn);
+      Wait([&] { return shared_->second_batch_started; });
+    } else if (index == kBatch) {
+      Signal(&shared_->second_batch_started);
     }
     return example;
   }
   c10::optional<size_t> size() const override { return inner_.size(); }
 
  private:
+  template <typename Pred>
+  void Wait(Pred ready) {
+    std::unique_lock<std::mutex> lock(shared_->mu);
+    if (!shared_->cv.wait_for(lock, std::chrono::seconds(30), ready)) shared_->timed_out = true;
+  }
+  void Signal(bool* flag) {
+    std::lock_guard<std::mutex> lock(shared_->mu);
+    *flag = true;
+    shared_->cv.notify_all();
+  }
+
   Inner inner_;
   std::shared_ptr<Shared> shared_;
 };
@@ -99,7 +110,7 @@ template <typename Augmented>
 torch::Tensor LoadInterleaved(const Augmented& data) {
   auto shared = std::make_shared<typename ForcedInterleaving<Augmented>::Shared>();
   const auto got = LoadInOrder(ForcedInterleaving<Augmented>(data, shared), 2, kBatch);
-  EXPECT_FALSE(shared->timed_out) << "the second worker never started batch 1";
+  EXPECT_FALSE(shared->timed_out) << "the two workers did not both start (batch 0, batch 1)";
   return got.data;
 }
 
