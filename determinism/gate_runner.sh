@@ -69,12 +69,15 @@ run() {
 }
 
 failed=0
-# compare TIER NAME "VAR=VALUE ..." [diff flags]: the run NAME (made with those variables)
-# against the base run. On a bitwise divergence at step K, both are run again recording
-# step K's ops ($TRICKBENCH_OP_TRACE_STEP), and that diff names the first op that differs.
-compare() {
+# check TIER NAME "VAR=VALUE ..." [diff flags]: runs NAME with those variables and diffs
+# its trace against the base run's. A bitwise tier (no diff flags) that diverged at step K
+# runs both sides again recording step K's ops ($TRICKBENCH_OP_TRACE_STEP), and that diff
+# names the first op that differs.
+check() {
   local tier=$1 name=$2 vars=$3 report step
   shift 3
+  # shellcheck disable=SC2086  # $vars: zero or more VAR=VALUE words
+  run "$name" $vars || { failed=1; return; }
   report=$("$diff" "$out/base.json" "$out/$name.json" "$@" 2>&1)
   case $? in
     0) echo "ok    $tier: $name ($(grep -m1 -o 'bitwise equal\|within tolerance, not bitwise' <<<"$report"))"
@@ -84,6 +87,7 @@ compare() {
   esac
   failed=1
   step=$(grep -m1 -o 'runs diverged at step [0-9]*' <<<"$report" | grep -o '[0-9]*$')
+  # shellcheck disable=SC2086
   if [[ -n $step && $# == 0 ]] && run "base_ops$step" TRICKBENCH_OP_TRACE_STEP="$step" &&
     run "${name}_ops$step" $vars TRICKBENCH_OP_TRACE_STEP="$step"; then
     report=$("$diff" "$out/base_ops$step.json" "$out/${name}_ops$step.json" 2>&1)
@@ -93,16 +97,13 @@ compare() {
 
 run base || exit 1
 for ((k = 2; k <= runs; ++k)); do
-  run "run$k" && compare "fresh processes" "run$k" "" || failed=1
+  check "fresh processes" "run$k" ""
 done
 for w in "${worker_list[@]:1}"; do
-  run "workers$w" TRICKBENCH_LOADER_WORKERS="$w" &&
-    compare "worker count" "workers$w" "TRICKBENCH_LOADER_WORKERS=$w" || failed=1
+  check "worker count" "workers$w" "TRICKBENCH_LOADER_WORKERS=$w"
 done
 for t in "${thread_list[@]:1}"; do
-  run "threads$t" TRICKBENCH_THREADS="$t" &&
-    compare "thread count" "threads$t" "TRICKBENCH_THREADS=$t" --rtol="$rtol" --atol="$atol" ||
-    failed=1
+  check "thread count" "threads$t" "TRICKBENCH_THREADS=$t" --rtol="$rtol" --atol="$atol"
 done
 echo "gate: traces in $out"
 exit $failed

@@ -17,12 +17,6 @@ bool Within(double a, double b, const TraceDiffOptions& o) {
   return std::fabs(a - b) <= o.atol + o.rtol * std::fabs(b);
 }
 
-std::string ShapeText(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 // The parameters' names and shapes at `step`, in recording order.
 std::vector<std::pair<std::string, std::vector<int64_t>>> Parameters(const StepRecord& step) {
   std::vector<std::pair<std::string, std::vector<int64_t>>> out;
@@ -56,8 +50,9 @@ void CheckSameTraining(const TraceFile& a, const TraceFile& b, const std::string
       }
       if (pa[i].second != pb[i].second) {
         throw results::InputError(file_b, field,
-                                  not_same + pb[i].first + " has shape " + ShapeText(pb[i].second) +
-                                      ", " + ShapeText(pa[i].second) + " there");
+                                  not_same + pb[i].first + " has shape " +
+                                      c10::str(c10::IntArrayRef(pb[i].second)) + ", " +
+                                      c10::str(c10::IntArrayRef(pa[i].second)) + " there");
       }
     }
     return;  // the first step both recorded decides

@@ -36,8 +36,7 @@ std::vector<uint64_t> Hashes(const results::Fields& f, const results::Json& obj,
 
 std::map<std::string, std::string> RecordedEnvironment() {
   std::map<std::string, std::string> env;
-  env["torch"] = std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) +
-                 "." + std::to_string(TORCH_VERSION_PATCH);
+  env["torch"] = TORCH_VERSION;  // as the result context's torch_version writes it
   env["host"] = HostName();
   env["cpu_model"] = CpuModel();
   env["cuda_devices"] = std::to_string(torch::cuda::device_count());
