@@ -56,9 +56,11 @@ uint64_t Hash(const OpTraceScope::State& s, const at::Tensor& t) {
   }
 }
 
-// The op's input hashes, taken as it starts (an in-place op changes them).
+// The op's input hashes, taken as it starts (an in-place op changes them), and the
+// inputs themselves: the op's arguments are gone by the time it ends.
 struct Started : at::ObserverContext {
   std::vector<uint64_t> inputs;
+  std::vector<at::Tensor> tensors;
 };
 
 std::unique_ptr<at::ObserverContext> OnStart(const at::RecordFunction& fn) {
@@ -66,9 +68,45 @@ std::unique_ptr<at::ObserverContext> OnStart(const at::RecordFunction& fn) {
   if (!s || s->busy) return nullptr;
   s->busy = true;
   auto started = std::make_unique<Started>();
-  ForEachTensor(fn.inputs(), [&](const at::Tensor& t) { started->inputs.push_back(Hash(*s, t)); });
+  ForEachTensor(fn.inputs(), [&](const at::Tensor& t) {
+    started->inputs.push_back(Hash(*s, t));
+    started->tensors.push_back(t);
+  });
   s->busy = false;
   return started;
+}
+
+// What an op leaves behind, beside its returned tensors: the inputs it wrote (their hash
+// changed while it ran), by index. An uninitialised input counts as written: its hash is
+// not its bytes, so a copy_ into it would otherwise look like it wrote nothing.
+std::vector<size_t> WrittenInputs(const OpTraceScope::State& s, const Started& started,
+                                  std::vector<uint64_t>* hashes_now) {
+  std::vector<size_t> written;
+  for (size_t i = 0; i < started.tensors.size(); ++i) {
+    hashes_now->push_back(Hash(s, started.tensors[i]));
+    if (hashes_now->back() != started.inputs[i] || started.inputs[i] == kUninitialised) {
+      written.push_back(i);
+    }
+  }
+  return written;
+}
+
+// An op that wrote nothing and returns nothing but (views of) its inputs: aten::t,
+// as_strided, resolve_conj on a tensor without the conjugate bit, detach_, the autograd
+// engine's markers. It cannot be where two runs part; it is often handed a kernel's
+// output buffer before the kernel writes it (a structured kernel's allocation is not an
+// aten::empty op), whose hash would report the allocator's leftovers as a difference; and
+// it depends on state that differs between equal runs (zero_grad detaches the gradients
+// a resumed process does not have yet). So it is not recorded; its consumers are.
+bool PassesThrough(const Started& started, const at::RecordFunction& fn, bool wrote) {
+  if (wrote) return false;
+  std::unordered_set<const void*> input_storages;
+  for (const at::Tensor& t : started.tensors) input_storages.insert(StorageOf(t));
+  bool all_inputs = true;
+  ForEachTensor(fn.outputs(), [&](const at::Tensor& t) {
+    all_inputs = all_inputs && StorageOf(t) && input_storages.count(StorageOf(t));
+  });
+  return all_inputs;
 }
 
 void OnEnd(const at::RecordFunction& fn, at::ObserverContext* ctx) {
@@ -77,7 +115,14 @@ void OnEnd(const at::RecordFunction& fn, at::ObserverContext* ctx) {
   s->busy = true;
   OpRecord r;
   r.name = fn.name();
-  r.inputs = static_cast<Started*>(ctx)->inputs;
+  const Started& started = *static_cast<Started*>(ctx);
+  r.inputs = started.inputs;
+  std::vector<uint64_t> inputs_now;
+  const std::vector<size_t> written = WrittenInputs(*s, started, &inputs_now);
+  if (PassesThrough(started, fn, !written.empty())) {
+    s->busy = false;
+    return;
+  }
   const bool allocation = IsAllocation(r.name);
   ForEachTensor(fn.outputs(), [&](const at::Tensor& t) {
     const void* storage = StorageOf(t);
@@ -88,6 +133,11 @@ void OnEnd(const at::RecordFunction& fn, at::ObserverContext* ctx) {
     }
     r.outputs.push_back(Hash(*s, t));
   });
+  // An op that returns no tensor but wrote into its inputs (aten::_foreach_add_): what
+  // it wrote is its result.
+  if (r.outputs.empty()) {
+    for (const size_t i : written) r.outputs.push_back(inputs_now[i]);
+  }
   s->ops.push_back(std::move(r));
   s->busy = false;
 }

@@ -10,7 +10,10 @@
 //   //  the op itself computed differently: a nondeterministic kernel, ...)"
 //
 // Ops are listed in the order they end, so an op called inside another (aten::addmm in
-// aten::linear) comes before its caller: the first differing op is the innermost. Only
+// aten::linear) comes before its caller: the first differing op is the innermost. Ops
+// that write nothing and return views of their inputs (aten::t, resolve_conj) are left
+// out: they cannot be where runs part, and they are often handed a kernel's output
+// buffer before the kernel writes it, uninitialised memory. Only
 // the thread that opened the scope is recorded (a DataLoader worker's ops are not): the
 // training step's own ops come in a deterministic order there. Hashing every tensor an op
 // touches costs a copy and a hash per tensor: TraceRecorder opens a scope for one step
