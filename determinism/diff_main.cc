@@ -1,4 +1,4 @@
-// bazel run //determinism:diff -- A.json B.json [--rtol=R --atol=A] [--audit]
+// bazel run //determinism:diff -- A.json B.json [--rtol=R --atol=A] [--from_step=K] [--audit]
 //
 // Compares two trace files (trace_file.h, written by TraceRecorder): exit 0 when they
 // are bitwise equal (or, with a tolerance, every difference is within it), 1 when the
@@ -21,7 +21,8 @@ constexpr char kUsage[] =
     "usage: diff A.json B.json [flags]\n"
     "Compares two reproducibility traces (written by trickbench::TraceRecorder): the first\n"
     "divergent step and tensor, whether the differences stay within a tolerance, and how\n"
-    "the two runs' environments and determinism settings differ.\n"
+    "the two runs' environments and determinism settings differ. --from_step=K compares\n"
+    "the steps from K on only: a run resumed after step K-1 against the uninterrupted run.\n"
     "Exit status: 0 bitwise equal (with --rtol/--atol: every difference within them),\n"
     "1 diverged, 2 bad input.\n\n";
 
@@ -61,10 +62,13 @@ std::string Summary(const std::string& name, const trickbench::TraceFile& f) {
 int main(int argc, char** argv) {
   std::string rtol_text, atol_text;
   bool audit = false, help = false;
+  int from_step = -1;
   std::vector<std::string> files;
   trickbench::Flags flags("diff");
-  flags.String("rtol", &rtol_text, "relative tolerance on each tensor's sum and L2 norm")
-      .String("atol", &atol_text, "absolute tolerance on each tensor's sum and L2 norm")
+  flags.String("rtol", &rtol_text, "relative elementwise tolerance, checked on sum and L2 norm")
+      .String("atol", &atol_text, "absolute elementwise tolerance, checked on sum and L2 norm")
+      .Int("from_step", &from_step, -1, 1 << 30,
+           "compare the steps from this one on only (a resumed run); -1: every step")
       .Bool("audit", &audit, "also print each run's determinism audit")
       .Bool("help", &help, "this text")
       .Positional(&files);
@@ -80,6 +84,7 @@ int main(int argc, char** argv) {
     std::cout << kUsage << flags.Help();
     return 0;
   }
+  if (from_step >= 0) options.from_step = from_step;
   if (files.size() != 2) {
     std::cerr << "diff: expected two trace files, got " << files.size() << " (--help)\n";
     return 2;

@@ -1,6 +1,7 @@
 #include "determinism/trace_diff.h"
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -12,9 +13,22 @@ namespace {
 
 bool SameDouble(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
 
-bool Within(double a, double b, const TraceDiffOptions& o) {
-  if (SameDouble(a, b)) return true;
-  return std::fabs(a - b) <= o.atol + o.rtol * std::fabs(b);
+// Whether two records of one tensor may come from values within the elementwise tolerance
+// |a_i - b_i| <= atol + rtol * |b_i| (tensor_compare.h's rule). Files keep the sum and the
+// L2 norm, and over n elements that tolerance lets them differ by at most
+//   |sum a - sum b|   <= n * atol + rtol * sum |b_i|  <= n * atol + rtol * sqrt(n) * |b|_2
+//   ||a|_2 - |b|_2|   <= |a - b|_2                   <= sqrt(n) * atol + rtol * |b|_2.
+// Bounding the sum by rtol * |sum b| instead would call a gradient whose entries cancel
+// (a softmax layer's: its sum is ~0) beyond any tolerance for a last-bit difference.
+bool Within(const TensorRecord& a, const TensorRecord& b, const TraceDiffOptions& o) {
+  double n = 1;
+  for (const int64_t d : b.digest.shape) n *= static_cast<double>(d);
+  const double root_n = std::sqrt(n);
+  const bool sum_ok = SameDouble(a.sum, b.sum) ||
+                      std::fabs(a.sum - b.sum) <= n * o.atol + o.rtol * root_n * std::fabs(b.norm);
+  const bool norm_ok = SameDouble(a.norm, b.norm) ||
+                       std::fabs(a.norm - b.norm) <= root_n * o.atol + o.rtol * std::fabs(b.norm);
+  return sum_ok && norm_ok;
 }
 
 // The parameters' names and shapes at `step`, in recording order.
@@ -26,11 +40,25 @@ std::vector<std::pair<std::string, std::vector<int64_t>>> Parameters(const StepR
   return out;
 }
 
+// The file with only the steps from `from` on (TraceDiffOptions::from_step).
+TraceFile FromStep(const TraceFile& f, int64_t from) {
+  TraceFile out = f;
+  out.trace = TrainingTrace(f.trace.keep_values());
+  for (const StepRecord& s : f.trace.steps()) {
+    if (s.step >= from) out.trace.Append(s);
+  }
+  return out;
+}
+
 // Refuses two traces of different trainings (bad input, not a divergence).
 void CheckSameTraining(const TraceFile& a, const TraceFile& b, const std::string& file_a,
-                       const std::string& file_b) {
-  if (a.trace.steps().empty()) throw results::InputError(file_a, "steps", "no step recorded");
-  if (b.trace.steps().empty()) throw results::InputError(file_b, "steps", "no step recorded");
+                       const std::string& file_b, int64_t from) {
+  const std::string none =
+      from == std::numeric_limits<int64_t>::min()
+          ? std::string("no step recorded")
+          : "no step recorded from step " + std::to_string(from) + " on (--from_step)";
+  if (a.trace.steps().empty()) throw results::InputError(file_a, "steps", none);
+  if (b.trace.steps().empty()) throw results::InputError(file_b, "steps", none);
   std::map<int64_t, size_t> index_b;
   for (size_t i = 0; i < b.trace.steps().size(); ++i) index_b[b.trace.steps()[i].step] = i;
   for (const StepRecord& sa : a.trace.steps()) {
@@ -83,11 +111,15 @@ int TraceDiff::ExitCode() const {
   return tolerance_asked && !beyond_tolerance ? 0 : 1;
 }
 
-TraceDiff DiffTraces(const TraceFile& a, const TraceFile& b, const TraceDiffOptions& options,
-                     const std::string& file_a, const std::string& file_b) {
-  CheckSameTraining(a, b, file_a, file_b);
+TraceDiff DiffTraces(const TraceFile& whole_a, const TraceFile& whole_b,
+                     const TraceDiffOptions& options, const std::string& file_a,
+                     const std::string& file_b) {
+  const TraceFile a = FromStep(whole_a, options.from_step);
+  const TraceFile b = FromStep(whole_b, options.from_step);
+  CheckSameTraining(a, b, file_a, file_b, options.from_step);
   TraceDiff d;
   d.tolerance_asked = options.rtol > 0 || options.atol > 0;
+  d.from_step = options.from_step;
   d.first = FindDivergence(a.trace, b.trace);
 
   std::set<std::string> keys;
@@ -134,8 +166,7 @@ TraceDiff DiffTraces(const TraceFile& a, const TraceFile& b, const TraceDiffOpti
       const TensorRecord &ta = x->tensors[i], &tb = y->tensors[i];
       if (ta.digest == tb.digest && SameDouble(ta.sum, tb.sum)) continue;
       ++d.differing_tensors;
-      if (d.tolerance_asked && Within(ta.sum, tb.sum, options) &&
-          Within(ta.norm, tb.norm, options)) {
+      if (d.tolerance_asked && Within(ta, tb, options)) {
         ++d.within_tolerance;
         continue;
       }
@@ -153,6 +184,9 @@ TraceDiff DiffTraces(const TraceFile& a, const TraceFile& b, const TraceDiffOpti
 
 std::string TraceDiff::Describe(const std::string& name_a, const std::string& name_b) const {
   std::ostringstream os;
+  if (from_step != std::numeric_limits<int64_t>::min()) {
+    os << "compared from step " << from_step << " on\n";
+  }
   if (Bitwise()) {
     os << "bitwise equal: every recorded step's fingerprint matches\n";
   } else {

@@ -7,12 +7,16 @@
 //   std::cout << d.Describe("a.json", "b.json");
 //   return d.ExitCode();   // 0 same (or within the tolerance asked for), 1 diverged
 //
-// A trace keeps each tensor's hash, sum and L2 norm, not its values, so a tolerance is
-// applied to the sum and the norm: |a - b| <= atol + rtol * |b| for both. That is what
-// a cross-machine tier can check from files alone; two traces recorded with values in
+// A trace keeps each tensor's hash, sum and L2 norm, not its values, so the elementwise
+// tolerance |a - b| <= atol + rtol * |b| is checked on what it implies for n elements:
+// the sums may differ by n * atol + rtol * sqrt(n) * |b|_2, the norms by sqrt(n) * atol +
+// rtol * |b|_2. Beyond either, some element is beyond the tolerance; within both is what
+// a cross-machine tier can check from files alone. Two traces recorded with values in
 // one process (trace.h FindDivergence) give elementwise figures instead.
 #pragma once
 
+#include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,8 +27,12 @@
 namespace trickbench {
 
 struct TraceDiffOptions {
-  double rtol = 0;  // with atol: the tolerance on each tensor's sum and norm
+  double rtol = 0;  // with atol: the elementwise tolerance, checked on sum and norm
   double atol = 0;  // both 0: bitwise only
+  // Compare the steps from this one on, and only those: a run resumed from a checkpoint
+  // after step k records steps k+1.. and is compared with the uninterrupted run there.
+  // Any step below it is left out of both traces, so it must be asked for, never implied.
+  int64_t from_step = std::numeric_limits<int64_t>::min();
 };
 
 struct TraceDiff {
@@ -45,6 +53,7 @@ struct TraceDiff {
   // output differs there; nullopt when they agree or were not recorded.
   std::optional<OpDivergence> first_op;
   int64_t ops_step = -1;  // the step both recorded ops of; -1 when not
+  int64_t from_step = std::numeric_limits<int64_t>::min();  // as asked (TraceDiffOptions)
 
   bool Bitwise() const { return !first; }
   // 0: bitwise equal, or with a tolerance every difference within it; 1: diverged.
@@ -54,7 +63,8 @@ struct TraceDiff {
 
 // Throws results::InputError (naming file_b and the field) when the two are not traces
 // of the same training: the parameters' names or shapes differ at the first step both
-// recorded. That is bad input (exit 2), not a divergence.
+// recorded, or one of them has no step from options.from_step on. That is bad input
+// (exit 2), not a divergence.
 TraceDiff DiffTraces(const TraceFile& a, const TraceFile& b, const TraceDiffOptions& options,
                      const std::string& file_a = "a", const std::string& file_b = "b");
 
