@@ -81,8 +81,10 @@ bool ParseStatus(const std::string& name, Precondition::Status* s) {
 }
 
 std::vector<Precondition> AuditDeterminism() {
-  const DeterminismFlags f = CurrentDeterminismFlags();
-  const bool cuda = torch::cuda::is_available();
+  return AuditDeterminism(CurrentDeterminismFlags(), torch::cuda::is_available());
+}
+
+std::vector<Precondition> AuditDeterminism(const DeterminismFlags& f, bool cuda) {
   std::vector<Precondition> out;
 
   out.push_back(Judged(

@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "determinism/guard.h"
+
 namespace trickbench {
 
 struct Precondition {
@@ -35,6 +37,10 @@ struct Precondition {
 
 // Every precondition, in a fixed order (the order FormatAudit prints).
 std::vector<Precondition> AuditDeterminism();
+// The same judgement of given flags, as on a process with (or without) a CUDA device: what
+// the audit says on a GPU host, seen where there is none. The thread count, OMP_NUM_THREADS
+// and where CUBLAS_WORKSPACE_CONFIG came from are still this process's.
+std::vector<Precondition> AuditDeterminism(const DeterminismFlags& flags, bool cuda_available);
 
 // True when no applicable precondition is kNotOk.
 bool AuditPasses(const std::vector<Precondition>& audit);

@@ -8,14 +8,17 @@
         binary = ":my_training",
         workers = [0, 2],     # $TRICKBENCH_LOADER_WORKERS, compared bitwise
         threads = [1, 2],     # $TRICKBENCH_THREADS, compared within rtol/atol
+        resume_at = [3],      # stop after step 3 with a checkpoint, resume: bitwise
     )
 
 The binary records every step with trickbench::TraceRecorder (determinism/recorder.h)
-into $TRICKBENCH_TRACE (TracePathFromEnvironment), and reads the two variables above when
-they are listed. The test runs it `runs` times in fresh processes with the same seed and
-once per other worker and thread count, diffs each trace against the first run's with
-//determinism:diff, and fails with the divergence report of every tier that does not
-hold (determinism/gate_runner.sh). The traces are kept in the test's undeclared outputs.
+into $TRICKBENCH_TRACE and does what determinism/gate_request.h says of the variables
+the listed tiers set (GateRequestFromEnvironment reads them all). The test runs it `runs`
+times in fresh processes with the same seed, once per other worker and thread count, and
+twice per resume step (stopped there, then resumed), diffs each trace against the first
+run's with //determinism:diff, and fails with the divergence report of every tier that
+does not hold, down to the first op whose output differs (determinism/gate_runner.sh).
+The traces are kept in the test's undeclared outputs.
 """
 
 def reproducibility_test(
@@ -24,6 +27,7 @@ def reproducibility_test(
         runs = 2,
         workers = [],
         threads = [],
+        resume_at = [],
         rtol = "1e-5",
         atol = "1e-8",
         binary_args = [],
@@ -41,6 +45,8 @@ def reproducibility_test(
         args.append("--workers=" + ",".join([str(w) for w in workers]))
     if threads:
         args.append("--threads=" + ",".join([str(t) for t in threads]))
+    if resume_at:
+        args.append("--resume_at=" + ",".join([str(k) for k in resume_at]))
     if binary_args:
         args += ["--"] + binary_args
     native.sh_test(

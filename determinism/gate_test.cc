@@ -15,6 +15,8 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iostream>
+#include <optional>
 #include <string>
 
 #include "determinism/audit.h"
@@ -42,6 +44,9 @@ struct Plan {
   int64_t noise_step = -1;  // add `noise` to the first weight after this step
   double noise = 0;
   int64_t steps = 6;
+  // Record from this step on, as a run resumed after step record_from - 1 does: the
+  // recorder is made just before it (TraceRecorderOptions::first_step).
+  int64_t record_from = 0;
 };
 
 // A seeded MLP trained with SGD, recorded step by step into `path`.
@@ -51,8 +56,13 @@ TraceFile Train(const Plan& plan, const std::string& path) {
                               torch::nn::Linear(plan.hidden, 2));
   torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1).momentum(0.9));
   const torch::Tensor x = torch::randn({32, 8}), y = torch::randn({32, 2});
-  TraceRecorder rec(path, {.seed = plan.seed, .label = "hidden=" + std::to_string(plan.hidden)});
+  std::optional<TraceRecorder> rec;
   for (int64_t step = 0; step < plan.steps; ++step) {
+    if (step == plan.record_from) {
+      rec.emplace(path, TraceRecorderOptions{.seed = plan.seed,
+                                             .label = "hidden=" + std::to_string(plan.hidden),
+                                             .first_step = plan.record_from});
+    }
     opt.zero_grad();
     const torch::Tensor loss = (model->forward(x) - y).pow(2).mean();
     loss.backward();
@@ -61,11 +71,11 @@ TraceFile Train(const Plan& plan, const std::string& path) {
       torch::NoGradGuard no_grad;
       model->parameters()[0].add_(plan.noise);
     }
-    rec.Step(step, *model, &opt, loss, {{"lr", torch::tensor(0.1)}});
+    if (rec) rec->Step(step, *model, &opt, loss, {{"lr", torch::tensor(0.1)}});
   }
   std::string error;
-  EXPECT_TRUE(rec.Finish(&error)) << error;
-  return rec.file();
+  EXPECT_TRUE(rec->Finish(&error)) << error;
+  return rec->file();
 }
 
 TEST(TraceFile, RoundTripsWithEnvironmentAndAudit) {
@@ -192,6 +202,40 @@ TEST(TraceDiff, PlantedNoiseIsFoundAtItsStepAndToleranceSeparatesItsSize) {
   ASSERT_TRUE(strict.beyond_tolerance);
   EXPECT_EQ(strict.beyond_tolerance->step, 3);
   EXPECT_EQ(strict.ExitCode(), 1);
+}
+
+TEST(TraceDiff, AResumedRunIsComparedFromItsFirstStepOnlyWhenAskedTo) {
+  setenv(kOpTraceStepVariable, "4", 1);
+  const TraceFile whole = Train({}, TempPath("whole.json"));
+  const TraceFile resumed = Train({.record_from = 4}, TempPath("resumed.json"));
+  const TraceFile noisy =
+      Train({.noise_step = 4, .noise = 1e-2, .record_from = 4}, TempPath("resumed_noisy.json"));
+  unsetenv(kOpTraceStepVariable);
+  ASSERT_EQ(resumed.trace.steps().front().step, 4);
+  // Unasked, the steps the resumed run lacks are a divergence.
+  const TraceDiff unasked = DiffTraces(whole, resumed, {});
+  ASSERT_FALSE(unasked.Bitwise());
+  EXPECT_EQ(unasked.first->step, 0);
+  EXPECT_EQ(unasked.first->what, "step missing in run b");
+
+  // The resumed run's first step records its ops from the recorder's construction on, so
+  // they are the uninterrupted run's ops of that step, one for one.
+  const TraceDiff same = DiffTraces(whole, resumed, {.from_step = 4});
+  EXPECT_TRUE(same.Bitwise()) << same.Describe("whole", "resumed");
+  EXPECT_EQ(same.ops_step, 4);
+  EXPECT_FALSE(resumed.ops.empty());
+  EXPECT_FALSE(same.first_op) << same.Describe("whole", "resumed");
+  EXPECT_NE(same.Describe("whole", "resumed").find("compared from step 4 on"), std::string::npos);
+  const TraceDiff parted = DiffTraces(resumed, noisy, {.from_step = 4});
+  ASSERT_FALSE(parted.Bitwise());
+  EXPECT_EQ(parted.first->step, 4);
+  try {
+    DiffTraces(whole, resumed, {.from_step = 6}, "whole.json", "resumed.json");
+    FAIL() << "compared traces with no step from 6 on";
+  } catch (const results::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("no step recorded from step 6 on"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(TraceDiff, DifferentTrainingsAreBadInputNotADivergence) {
@@ -323,6 +367,23 @@ TEST(Audit, JudgesWhatTheGuardSets) {
     EXPECT_EQ(find(before, "cudnn_benchmark").status, Precondition::kNotApplicable);
     EXPECT_EQ(find(before, "cublas_workspace_config").status, Precondition::kNotApplicable);
   }
+  // On a CUDA device, with the guard's flags but CUBLAS_WORKSPACE_CONFIG unset, only that is
+  // not ok: it says what to set, and why.
+  DeterminismFlags guarded;
+  {
+    DeterministicGuard guard;
+    guarded = CurrentDeterminismFlags();
+  }
+  guarded.cublas_workspace_config.reset();
+  const auto on_gpu = AuditDeterminism(guarded, /*cuda_available=*/true);
+  const Precondition cublas = find(on_gpu, "cublas_workspace_config");
+  EXPECT_EQ(cublas.state, "unset");
+  EXPECT_EQ(cublas.status, Precondition::kNotOk);
+  EXPECT_NE(cublas.fix.find("CUBLAS_WORKSPACE_CONFIG=:4096:8"), std::string::npos) << cublas.fix;
+  EXPECT_EQ(find(on_gpu, "cudnn_deterministic").status, Precondition::kOk);
+  EXPECT_EQ(find(on_gpu, "tf32").status, Precondition::kOk);
+  std::cout << "the audit on a CUDA device, CUBLAS_WORKSPACE_CONFIG unset:\n"
+            << FormatAudit(on_gpu);
   const std::string text = FormatAudit(before);
   EXPECT_NE(text.find("deterministic_algorithms"), std::string::npos);
   EXPECT_NE(text.find("NOT OK"), std::string::npos);
@@ -378,6 +439,13 @@ TEST(DiffCli, ExitsZeroOneTwoAndNamesWhatWasWrong) {
   p = Diff(a + " " + m);
   EXPECT_EQ(p.exit_code, 2) << p.output;
   EXPECT_NE(p.output.find("not a trace of the same training"), std::string::npos) << p.output;
+
+  p = Diff(a + " " + c + " --from_step=2");
+  EXPECT_EQ(p.exit_code, 1) << p.output;
+  EXPECT_NE(p.output.find("compared from step 2 on\nruns diverged at step 2"), std::string::npos)
+      << p.output;
+  p = Diff(a + " " + b + " --from_step=x");
+  EXPECT_EQ(p.exit_code, 2) << p.output;
 
   p = Diff(a);
   EXPECT_EQ(p.exit_code, 2) << p.output;

@@ -25,7 +25,9 @@ TraceRecorder::TraceRecorder(std::string path, TraceRecorderOptions options)
   file_.trace = TrainingTrace(options.keep_values);
   op_trace_step_ =
       options.op_trace_step >= 0 ? options.op_trace_step : OpTraceStepFromEnvironment();
-  if (op_trace_step_ == 0) ops_ = std::make_unique<OpTraceScope>();
+  if (op_trace_step_ >= 0 && op_trace_step_ == options.first_step) {
+    ops_ = std::make_unique<OpTraceScope>();
+  }
 }
 
 void TraceRecorder::Step(int64_t step, const torch::nn::Module& model,

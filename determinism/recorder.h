@@ -19,8 +19,10 @@
 //
 // Down to the op: with $TRICKBENCH_OP_TRACE_STEP=k (or TraceRecorderOptions::op_trace_step)
 // the recorder also records every op of step k with its input and output hashes
-// (op_trace.h), from the previous Step call (or construction, for k = 0) to Step(k). The
-// diff then names the first op whose output differs; the gate reruns a diverged pair so.
+// (op_trace.h), from the previous Step call (or construction, for the first step) to
+// Step(k). The diff then names the first op whose output differs; the gate reruns a
+// diverged pair so. What else the gate asks of a run (worker and thread counts, a stop
+// and a resume): gate_request.h.
 #pragma once
 
 #include <torch/types.h>
@@ -52,6 +54,10 @@ struct TraceRecorderOptions {
   std::string label;           // what this run is, for the diff's report
   bool keep_values = false;    // keep tensor copies in memory (TrainingTrace(true))
   int64_t op_trace_step = -1;  // the step whose ops to record; -1: $TRICKBENCH_OP_TRACE_STEP
+  // The first step this run records: 0, or for a run resumed from a checkpoint after step
+  // k, k + 1. When it is the op trace step, the ops are recorded from construction on,
+  // so construct the recorder just before the loop (after loading the checkpoint).
+  int64_t first_step = 0;
 };
 
 class TraceRecorder {
