@@ -9,6 +9,7 @@
         workers = [0, 2],     # $TRICKBENCH_LOADER_WORKERS, compared bitwise
         threads = [1, 2],     # $TRICKBENCH_THREADS, compared within rtol/atol
         resume_at = [3],      # stop after step 3 with a checkpoint, resume: bitwise
+        determinism_cost = True,  # one more run times its step in deterministic mode
     )
 
 The binary records every step with trickbench::TraceRecorder (determinism/recorder.h)
@@ -28,6 +29,7 @@ def reproducibility_test(
         workers = [],
         threads = [],
         resume_at = [],
+        determinism_cost = False,
         rtol = "1e-5",
         atol = "1e-8",
         binary_args = [],
@@ -47,6 +49,8 @@ def reproducibility_test(
         args.append("--threads=" + ",".join([str(t) for t in threads]))
     if resume_at:
         args.append("--resume_at=" + ",".join([str(k) for k in resume_at]))
+    if determinism_cost:
+        args.append("--determinism_cost")
     if binary_args:
         args += ["--"] + binary_args
     native.sh_test(

@@ -46,11 +46,21 @@ uint64_t HashTensor(const torch::Tensor& t) {
   return Mix(h, c.data_ptr(), c.numel() * c.element_size());
 }
 
-std::string Fingerprint::Hex() const {
+std::string HashHex(uint64_t hash) {
   char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(digest));
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(hash));
   return buf;
 }
+
+bool ParseHashHex(const std::string& text, uint64_t* hash) {
+  if (text.size() != 16 || text.find_first_not_of("0123456789abcdef") != std::string::npos) {
+    return false;
+  }
+  *hash = std::stoull(text, nullptr, 16);
+  return true;
+}
+
+std::string Fingerprint::Hex() const { return HashHex(digest); }
 
 Fingerprint FingerprintTensors(const NamedTensors& tensors) {
   Fingerprint f;

@@ -48,6 +48,11 @@ struct Fingerprint {
 // Hash of one tensor's dtype, shape and bytes (moved to CPU, made contiguous).
 uint64_t HashTensor(const torch::Tensor& t);
 
+// A hash as 16 lower-case hex digits: how fingerprints print and trace files write them.
+std::string HashHex(uint64_t hash);
+// The inverse: false for anything but exactly 16 lower-case hex digits.
+bool ParseHashHex(const std::string& text, uint64_t* hash);
+
 Fingerprint FingerprintTensors(const NamedTensors& tensors);
 
 // Parameters and buffers by name; with include_grads, every parameter's grad too

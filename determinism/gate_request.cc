@@ -29,6 +29,15 @@ std::optional<int64_t> Count(const char* name, int64_t lo) {
   return v;
 }
 
+// "1" true, "0" or unset false.
+bool Flag(const char* name) {
+  const std::string text = Get(name);
+  if (!text.empty() && text != "0" && text != "1") {
+    throw std::invalid_argument("$" + std::string(name) + "=" + text + ": expected 0 or 1");
+  }
+  return text == "1";
+}
+
 }  // namespace
 
 GateRequest GateRequestFromEnvironment(const std::string& trace_fallback) {
@@ -38,12 +47,8 @@ GateRequest GateRequestFromEnvironment(const std::string& trace_fallback) {
   if (auto t = Count(kThreadsVariable, 1)) r.threads = static_cast<int>(*t);
   r.checkpoint = Get(kCheckpointVariable);
   if (auto k = Count(kStopAfterStepVariable, 0)) r.stop_after_step = *k;
-  const std::string resume = Get(kResumeVariable);
-  if (!resume.empty() && resume != "0" && resume != "1") {
-    throw std::invalid_argument("$" + std::string(kResumeVariable) + "=" + resume +
-                                ": expected 0 or 1");
-  }
-  r.resume = resume == "1";
+  r.resume = Flag(kResumeVariable);
+  r.determinism_cost = Flag(kDeterminismCostVariable);
   if (r.resume && r.stop_after_step >= 0) {
     throw std::invalid_argument("$" + std::string(kResumeVariable) + " and $" +
                                 kStopAfterStepVariable + " are both set: a run either stops or " +

@@ -34,6 +34,7 @@ inline constexpr char kThreadsVariable[] = "TRICKBENCH_THREADS";
 inline constexpr char kCheckpointVariable[] = "TRICKBENCH_CHECKPOINT";
 inline constexpr char kStopAfterStepVariable[] = "TRICKBENCH_STOP_AFTER_STEP";
 inline constexpr char kResumeVariable[] = "TRICKBENCH_RESUME";
+inline constexpr char kDeterminismCostVariable[] = "TRICKBENCH_DETERMINISM_COST";
 
 struct GateRequest {
   std::string trace_path;             // $TRICKBENCH_TRACE, else the fallback given
@@ -42,11 +43,15 @@ struct GateRequest {
   std::string checkpoint;             // $TRICKBENCH_CHECKPOINT: where to save or load
   int64_t stop_after_step = -1;       // save the checkpoint after this step and stop
   bool resume = false;                // load the checkpoint and continue after its step
+  // Time your step with and without DeterministicGuard after the last step and record it
+  // (TraceRecorder::RecordDeterminismCost): the rule's determinism_cost.
+  bool determinism_cost = false;
 };
 
 // Throws std::invalid_argument naming the variable and its value when one is malformed
-// (a count that is not an integer >= 0, threads < 1, $TRICKBENCH_RESUME other than 0 or
-// 1), when a stop or a resume is asked without $TRICKBENCH_CHECKPOINT, or both at once.
+// (a count that is not an integer >= 0, threads < 1, $TRICKBENCH_RESUME or
+// $TRICKBENCH_DETERMINISM_COST other than 0 or 1), when a stop or a resume is asked
+// without $TRICKBENCH_CHECKPOINT, or both at once.
 GateRequest GateRequestFromEnvironment(const std::string& trace_fallback);
 
 }  // namespace trickbench

@@ -13,8 +13,9 @@
 namespace trickbench {
 namespace {
 
-constexpr const char* kAll[] = {kTracePathVariable,  kLoaderWorkersVariable, kThreadsVariable,
-                                kCheckpointVariable, kStopAfterStepVariable, kResumeVariable};
+constexpr const char* kAll[] = {kTracePathVariable,      kLoaderWorkersVariable, kThreadsVariable,
+                                kCheckpointVariable,     kStopAfterStepVariable, kResumeVariable,
+                                kDeterminismCostVariable};
 
 class GateRequestTest : public ::testing::Test {
  protected:
@@ -42,6 +43,7 @@ TEST_F(GateRequestTest, NothingSetIsAPlainRun) {
   EXPECT_EQ(r.stop_after_step, -1);
   EXPECT_FALSE(r.resume);
   EXPECT_EQ(r.checkpoint, "");
+  EXPECT_FALSE(r.determinism_cost);
 }
 
 TEST_F(GateRequestTest, ReadsEveryTiersVariables) {
@@ -59,9 +61,11 @@ TEST_F(GateRequestTest, ReadsEveryTiersVariables) {
   EXPECT_FALSE(r.resume);
   unsetenv(kStopAfterStepVariable);
   setenv(kResumeVariable, "1", 1);
+  setenv(kDeterminismCostVariable, "1", 1);
   r = GateRequestFromEnvironment("t.json");
   EXPECT_TRUE(r.resume);
   EXPECT_EQ(r.stop_after_step, -1);
+  EXPECT_TRUE(r.determinism_cost);
 }
 
 TEST_F(GateRequestTest, RefusesMalformedAndContradictorySettingsNamingTheVariable) {
@@ -82,6 +86,10 @@ TEST_F(GateRequestTest, RefusesMalformedAndContradictorySettingsNamingTheVariabl
   unsetenv(kStopAfterStepVariable);
   setenv(kResumeVariable, "yes", 1);
   EXPECT_EQ(Refusal(), "$TRICKBENCH_RESUME=yes: expected 0 or 1");
+  unsetenv(kResumeVariable);
+  setenv(kDeterminismCostVariable, "on", 1);
+  EXPECT_EQ(Refusal(), "$TRICKBENCH_DETERMINISM_COST=on: expected 0 or 1");
+  unsetenv(kDeterminismCostVariable);
   setenv(kResumeVariable, "1", 1);
   unsetenv(kCheckpointVariable);
   EXPECT_EQ(Refusal(), "$TRICKBENCH_RESUME needs $TRICKBENCH_CHECKPOINT: where the checkpoint is");

@@ -8,6 +8,9 @@
 #   thread counts     --threads=A,B,..: $TRICKBENCH_THREADS set to each: within
 #                     --rtol/--atol (a reduction split over more threads adds in another
 #                     order), reported as "within tolerance, not bitwise" when that is so
+#   cost              --determinism_cost: one more fresh process ($TRICKBENCH_DETERMINISM_COST=1)
+#                     that times its step with and without deterministic mode after the
+#                     last step; compared bitwise like the others, and its cost printed
 #   resumes           --resume_at=K,..: for each K, a run stopped after step K with a
 #                     checkpoint ($TRICKBENCH_CHECKPOINT, $TRICKBENCH_STOP_AFTER_STEP=K),
 #                     then a run resumed from it ($TRICKBENCH_RESUME=1), whose steps K+1..
@@ -18,10 +21,11 @@
 # report, 2 on bad usage.
 #
 #   gate_runner.sh --binary=PATH --diff=PATH [--runs=2] [--workers=0,2] [--threads=1,2]
-#                  [--resume_at=3,5] [--rtol=1e-5] [--atol=1e-8] [-- ARGS for the binary]
+#                  [--resume_at=3,5] [--determinism_cost] [--rtol=1e-5] [--atol=1e-8]
+#                  [-- ARGS for the binary]
 set -uo pipefail
 
-binary="" diff="" runs=2 workers="" threads="" resume_at="" rtol=1e-5 atol=1e-8
+binary="" diff="" runs=2 workers="" threads="" resume_at="" cost=0 rtol=1e-5 atol=1e-8
 binary_args=()
 while (($#)); do
   case $1 in
@@ -31,6 +35,7 @@ while (($#)); do
     --workers=*) workers=${1#*=} ;;
     --threads=*) threads=${1#*=} ;;
     --resume_at=*) resume_at=${1#*=} ;;
+    --determinism_cost) cost=1 ;;
     --rtol=*) rtol=${1#*=} ;;
     --atol=*) atol=${1#*=} ;;
     --) shift; binary_args=("$@"); break ;;
@@ -87,6 +92,7 @@ check() {
   report=$("$diff" "$out/base.json" "$out/$name.json" "$@" 2>&1)
   case $? in
     0) echo "ok    $tier: $name ($(grep -m1 -o 'bitwise equal\|within tolerance, not bitwise' <<<"$report"))"
+       grep '^determinism cost' <<<"$report" | sed 's/^/      /'
        return ;;
     1) echo "FAIL  $tier: $name" ;;
     *) echo "ERROR $tier: $name"; sed 's/^/      /' <<<"$report"; failed=1; return ;;
@@ -106,6 +112,9 @@ run base || exit 1
 for ((k = 2; k <= runs; ++k)); do
   check "fresh processes" "run$k" ""
 done
+if ((cost)); then
+  check "fresh processes" "cost" "TRICKBENCH_DETERMINISM_COST=1"
+fi
 for w in "${worker_list[@]:1}"; do
   check "worker count" "workers$w" "TRICKBENCH_LOADER_WORKERS=$w"
 done

@@ -106,6 +106,42 @@ TEST(TraceFile, RoundTripsWithEnvironmentAndAudit) {
   EXPECT_TRUE(has("optim:0.weight.momentum_buffer"));
 }
 
+TEST(TraceFile, ADeterminismCostRoundTripsAndTheDiffPrintsIt) {
+  const TraceFile a = Train({}, TempPath("cost_a.json"));
+  TraceFile timed = a;
+  timed.determinism_cost = CostSamples{.log_ratios = {-0.05, -0.07, -0.06}, .steps_per_sample = 8};
+  std::string error;
+  ASSERT_TRUE(WriteTraceFile(TempPath("cost_b.json"), timed, &error)) << error;
+  const TraceFile read = ReadTraceFile(TempPath("cost_b.json"));
+  ASSERT_TRUE(read.determinism_cost);
+  EXPECT_EQ(read.determinism_cost->log_ratios, timed.determinism_cost->log_ratios);
+  EXPECT_EQ(read.determinism_cost->steps_per_sample, 8);
+  const TraceDiff d = DiffTraces(a, read, {}, "a.json", "b.json");
+  EXPECT_TRUE(d.Bitwise()) << "a timed run's steps are the same run's";
+  // The median round: log(default / deterministic) = -0.06, so exp(0.06) = 1.062x.
+  EXPECT_NE(d.Describe("a.json", "b.json")
+                .find("determinism cost of b.json's step: deterministic mode: 1.062x"),
+            std::string::npos)
+      << d.Describe("a.json", "b.json");
+
+  timed.determinism_cost = CostSamples{.error = "index_add_ has no deterministic kernel"};
+  ASSERT_TRUE(WriteTraceFile(TempPath("cost_c.json"), timed, &error)) << error;
+  EXPECT_NE(DiffTraces(a, ReadTraceFile(TempPath("cost_c.json")), {}, "a.json", "c.json")
+                .Describe("a.json", "c.json")
+                .find("c.json's step: it cannot run in deterministic mode: index_add_"),
+            std::string::npos);
+
+  results::Json j = results::Json::parse(TraceFileJson(a));
+  j["determinism_cost"] = {
+      {"log_ratios", results::Json::array()}, {"steps_per_sample", 0}, {"error", ""}};
+  try {
+    ParseTraceFile(j.dump(), "empty_cost.json");
+    FAIL() << "accepted a cost with neither rounds nor an error";
+  } catch (const results::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("determinism_cost"), std::string::npos) << e.what();
+  }
+}
+
 TEST(TraceFile, BadFilesNameTheFileAndField) {
   const auto refused = [](const std::string& text) -> std::string {
     try {

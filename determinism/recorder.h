@@ -72,6 +72,12 @@ class TraceRecorder {
   void Step(int64_t step, const torch::nn::Module& model, const torch::optim::Optimizer* optimizer,
             const torch::Tensor& loss, const NamedTensors& extra = {});
 
+  // The step's cost in deterministic mode, from TimeDeterminismCost (cost.h) on your own
+  // step, written with the trace: the gate asks for it with $TRICKBENCH_DETERMINISM_COST
+  // (GateRequest::determinism_cost) and prints it. Time after the last Step: the timing
+  // runs more steps on your model.
+  void RecordDeterminismCost(CostSamples samples) { file_.determinism_cost = std::move(samples); }
+
   // Writes the trace file atomically. False with *error naming the path when it cannot
   // (nothing half-written). Call once; a recorder destroyed without it writes nothing.
   bool Finish(std::string* error);

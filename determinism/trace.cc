@@ -67,17 +67,12 @@ void AppendState(const std::string& name, const torch::optim::OptimizerParamStat
   }
 }
 
-std::string HexOf(uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 uint64_t ParseHex(const std::string& s, const std::string& field) {
-  if (s.size() != 16 || s.find_first_not_of("0123456789abcdef") != std::string::npos) {
+  uint64_t v = 0;
+  if (!ParseHashHex(s, &v)) {
     throw std::invalid_argument("trace JSON: " + field + " is not 16 hex digits: '" + s + "'");
   }
-  return std::stoull(s, nullptr, 16);
+  return v;
 }
 
 const json& Field(const json& j, const char* key, const std::string& where) {
@@ -91,9 +86,13 @@ double NumberOrNan(const json& j) {
   return j.is_number() ? j.get<double>() : std::numeric_limits<double>::quiet_NaN();
 }
 
-bool SameDouble(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
-
 }  // namespace
+
+bool SameValue(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
+
+bool SameRecord(const TensorRecord& a, const TensorRecord& b) {
+  return a.digest == b.digest && SameValue(a.sum, b.sum);
+}
 
 NamedTensors OptimizerStateTensors(const torch::optim::Optimizer& optimizer,
                                    const torch::nn::Module& module) {
@@ -166,11 +165,11 @@ std::string TrainingTrace::ToJson() const {
       tensors.push_back({{"name", t.digest.name},
                          {"dtype", t.digest.dtype},
                          {"shape", t.digest.shape},
-                         {"hash", HexOf(t.digest.hash)},
+                         {"hash", HashHex(t.digest.hash)},
                          {"sum", t.sum},
                          {"norm", t.norm}});
     }
-    steps.push_back({{"step", s.step}, {"digest", HexOf(s.digest)}, {"tensors", tensors}});
+    steps.push_back({{"step", s.step}, {"digest", HashHex(s.digest)}, {"tensors", tensors}});
   }
   return json{{"steps", steps}}.dump();
 }
@@ -256,7 +255,7 @@ std::optional<Divergence> FindDivergence(const TrainingTrace& a, const TrainingT
       }
       const TensorRecord& ta = sa.tensors[i];
       const TensorRecord& tb = sb.tensors[i];
-      if (ta.digest == tb.digest && SameDouble(ta.sum, tb.sum)) continue;
+      if (SameRecord(ta, tb)) continue;
       d.tensor = ta.digest.name;
       if (ta.digest.name != tb.digest.name) {
         d.what = "name differs: run b has " + tb.digest.name;

@@ -51,6 +51,11 @@ struct TensorRecord {
   torch::Tensor value;  // a copy, only with keep_values
 };
 
+// Equal doubles, a NaN equal to a NaN: how recorded sums and norms compare.
+bool SameValue(double a, double b);
+// Two records of one tensor agree: the same digest (name, dtype, shape, bytes) and sum.
+bool SameRecord(const TensorRecord& a, const TensorRecord& b);
+
 struct StepRecord {
   int64_t step = 0;
   std::vector<TensorRecord> tensors;

@@ -11,8 +11,6 @@
 namespace trickbench {
 namespace {
 
-bool SameDouble(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
-
 // Whether two records of one tensor may come from values within the elementwise tolerance
 // |a_i - b_i| <= atol + rtol * |b_i| (tensor_compare.h's rule). Files keep the sum and the
 // L2 norm, and over n elements that tolerance lets them differ by at most
@@ -24,9 +22,9 @@ bool Within(const TensorRecord& a, const TensorRecord& b, const TraceDiffOptions
   double n = 1;
   for (const int64_t d : b.digest.shape) n *= static_cast<double>(d);
   const double root_n = std::sqrt(n);
-  const bool sum_ok = SameDouble(a.sum, b.sum) ||
+  const bool sum_ok = SameValue(a.sum, b.sum) ||
                       std::fabs(a.sum - b.sum) <= n * o.atol + o.rtol * root_n * std::fabs(b.norm);
-  const bool norm_ok = SameDouble(a.norm, b.norm) ||
+  const bool norm_ok = SameValue(a.norm, b.norm) ||
                        std::fabs(a.norm - b.norm) <= root_n * o.atol + o.rtol * std::fabs(b.norm);
   return sum_ok && norm_ok;
 }
@@ -139,6 +137,14 @@ TraceDiff DiffTraces(const TraceFile& whole_a, const TraceFile& whole_b,
       d.environment_differences.push_back("audit " + p.name + ": " + p.state + " | " + it->second);
     }
   }
+  for (const auto& [file, name] : {std::pair{&a, &file_a}, std::pair{&b, &file_b}}) {
+    if (!file->determinism_cost) continue;
+    const CostSamples& c = *file->determinism_cost;
+    d.determinism_costs.push_back("determinism cost of " + *name + "'s step: " +
+                                  (c.error.empty()
+                                       ? EstimateDeterminismCost({c.log_ratios}).Describe()
+                                       : "it cannot run in deterministic mode: " + c.error));
+  }
   if (a.ops_step >= 0 && a.ops_step == b.ops_step) {
     d.ops_step = a.ops_step;
     d.first_op = FirstOpDivergence(a.ops, b.ops);
@@ -164,7 +170,7 @@ TraceDiff DiffTraces(const TraceFile& whole_a, const TraceFile& whole_b,
     }
     for (size_t i = 0; i < x->tensors.size(); ++i) {
       const TensorRecord &ta = x->tensors[i], &tb = y->tensors[i];
-      if (ta.digest == tb.digest && SameDouble(ta.sum, tb.sum)) continue;
+      if (SameRecord(ta, tb)) continue;
       ++d.differing_tensors;
       if (d.tolerance_asked && Within(ta, tb, options)) {
         ++d.within_tolerance;
@@ -221,6 +227,7 @@ std::string TraceDiff::Describe(const std::string& name_a, const std::string& na
     os << "to name the op: run both again with TRICKBENCH_OP_TRACE_STEP=" << first->step
        << " and diff those traces\n";
   }
+  for (const auto& line : determinism_costs) os << line << "\n";
   if (!environment_differences.empty()) {
     os << "environments differ (" << name_a << " | " << name_b << "):\n";
     for (const auto& line : environment_differences) os << "  " << line << "\n";

@@ -53,6 +53,9 @@ struct TraceDiff {
   // output differs there; nullopt when they agree or were not recorded.
   std::optional<OpDivergence> first_op;
   int64_t ops_step = -1;  // the step both recorded ops of; -1 when not
+  // "determinism cost of FILE's step: deterministic mode: 1.07x ..." for each trace that
+  // recorded one (TraceFile::determinism_cost), or why its step cannot run so.
+  std::vector<std::string> determinism_costs;
   int64_t from_step = std::numeric_limits<int64_t>::min();  // as asked (TraceDiffOptions)
 
   bool Bitwise() const { return !first; }

@@ -14,20 +14,14 @@
 namespace trickbench {
 namespace {
 
-std::string Hex(uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 std::vector<uint64_t> Hashes(const results::Fields& f, const results::Json& obj,
                              const std::string& path, const std::string& key) {
   std::vector<uint64_t> out;
   for (const std::string& s : f.Strings(obj, path, key)) {
-    if (s.size() != 16 || s.find_first_not_of("0123456789abcdef") != std::string::npos) {
+    uint64_t h = 0;
+    if (!ParseHashHex(s, &h))
       f.Fail(results::JsonPath(path, key), "'" + s + "' is not 16 hex digits");
-    }
-    out.push_back(std::stoull(s, nullptr, 16));
+    out.push_back(h);
   }
   return out;
 }
@@ -63,11 +57,16 @@ std::string TraceFileJson(const TraceFile& file) {
     results::Json records = results::Json::array();
     for (const OpRecord& op : file.ops) {
       results::Json in = results::Json::array(), out = results::Json::array();
-      for (uint64_t h : op.inputs) in.push_back(Hex(h));
-      for (uint64_t h : op.outputs) out.push_back(Hex(h));
+      for (uint64_t h : op.inputs) in.push_back(HashHex(h));
+      for (uint64_t h : op.outputs) out.push_back(HashHex(h));
       records.push_back({{"name", op.name}, {"inputs", in}, {"outputs", out}});
     }
     j["ops"] = {{"step", file.ops_step}, {"records", records}};
+  }
+  if (file.determinism_cost) {
+    const CostSamples& c = *file.determinism_cost;
+    j["determinism_cost"] = {
+        {"log_ratios", c.log_ratios}, {"steps_per_sample", c.steps_per_sample}, {"error", c.error}};
   }
   // One serialisation of the steps: TrainingTrace's own.
   j["steps"] = results::Json::parse(file.trace.ToJson())["steps"];
@@ -123,6 +122,20 @@ TraceFile FromJson(const results::Json& j, const std::string& file) {
       op.outputs = Hashes(f, records[i], at, "outputs");
       out.ops.push_back(std::move(op));
     }
+  }
+  if (f.Has(j, "", "determinism_cost")) {
+    const results::Json& c = f.Object(j, "", "determinism_cost");
+    CostSamples cost;
+    const results::Json& ratios = f.Array(c, "determinism_cost", "log_ratios");
+    for (size_t i = 0; i < ratios.size(); ++i) {
+      cost.log_ratios.push_back(f.NumberAt(ratios, "determinism_cost.log_ratios", i));
+    }
+    cost.steps_per_sample = f.Int(c, "determinism_cost", "steps_per_sample", /*lo=*/0);
+    cost.error = f.String(c, "determinism_cost", "error");
+    if (cost.log_ratios.empty() && cost.error.empty()) {
+      f.Fail("determinism_cost", "neither log_ratios nor an error");
+    }
+    out.determinism_cost = std::move(cost);
   }
   const results::Json& steps = f.Array(j, "", "steps");
   try {

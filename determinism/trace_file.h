@@ -13,10 +13,12 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "determinism/audit.h"
+#include "determinism/cost.h"
 #include "determinism/op_trace.h"
 #include "determinism/trace.h"
 
@@ -39,6 +41,9 @@ struct TraceFile {
   // asked for them ($TRICKBENCH_OP_TRACE_STEP); ops_step -1 when not.
   int64_t ops_step = -1;
   std::vector<OpRecord> ops;
+  // The run's own step timed with and without DeterministicGuard (cost.h), when the run was
+  // asked for it ($TRICKBENCH_DETERMINISM_COST); the diff prints the estimate.
+  std::optional<CostSamples> determinism_cost;
 };
 
 // The environment a trace records, read in this process now: "torch" (the LibTorch
