@@ -7,7 +7,8 @@
 #     of that folder's *.cc, without tests (*_test.cc, files that include gtest), files
 #     with their own main(), *_cuda.cc unless CUDA is on and *_nocuda.cc when it is
 #   run_all/main.cc -> run_all;  harness/gpu_selftest.cc -> gpu_selftest;
-#   reports/<name>_main.cc -> <name> (the report and compare tools)
+#   reports/<name>_main.cc -> <name> (the report and compare tools);
+#   determinism/diff_main.cc -> trace_diff (the reproducibility traces' diff)
 #
 # A folder or trick that includes <opencv2/...>, <lmdb.h>, <jpeglib.h> or c10d's
 # ProcessGroupGloo.hpp needs that library (Gloo: its headers); when it is missing, the
@@ -106,7 +107,8 @@ list(SORT _trick_files)
 set(_pending)
 file(GLOB _report_mains CONFIGURE_DEPENDS "${_src}/reports/*_main.cc")
 foreach(f IN LISTS _trick_files _report_mains ITEMS "${_src}/harness/main.cc"
-        "${_src}/run_all/main.cc" "${_src}/harness/gpu_selftest.cc")
+        "${_src}/run_all/main.cc" "${_src}/harness/gpu_selftest.cc"
+        "${_src}/determinism/diff_main.cc")
   trickbench_scan(FILES "${f}" OUT_PACKAGES p OUT_EXTERNALS e)
   list(APPEND _pending ${p})
 endforeach()
@@ -334,6 +336,10 @@ foreach(f IN LISTS _report_mains)
     message(STATUS "trickbench: ${name} left out: ${why}")
   endif()
 endforeach()
+
+# The reproducibility traces' diff (determinism/diff_main.cc, `bazel run //determinism:diff`):
+# what trickbench_reproducibility_test runs (cmake/TrickbenchReproducibility.cmake).
+trickbench_executable(trace_diff "${_src}/determinism/diff_main.cc" why)
 
 # For tools/device_check.sh and anyone scripting the build: which tricks were configured,
 # which were left out and why, and what the build was made from.

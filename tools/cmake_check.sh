@@ -2,7 +2,7 @@
 # CI step: the CMake build (what GPU hosts without Bazel use, see docs/GPU.md) must keep
 # working. Configures it as a GPU host does (the torch wheel's LibTorch from .venv, the
 # bundled nlohmann/json, CUDA on when LibTorch and the toolkit have
-# it) and builds everything: every trick, run_all, gpu_selftest, report. Then:
+# it) and builds everything: every trick, run_all, gpu_selftest, report, trace_diff. Then:
 #   - every benches/<id>.cc is configured or left out with a reason (the glob works);
 #   - every configured trick and tool was linked;
 #   - CUDA build: each binary NEEDS libtorch_cuda, and the CUDA path's code is in them
@@ -58,7 +58,7 @@ if grep -c 'Winvalid-pch' "$build.build.log" > /dev/null; then
   exit 1
 fi
 
-tools=(run_all gpu_selftest)
+tools=(run_all gpu_selftest trace_diff)
 if [[ -f "$root/reports/report_main.cc" ]]; then tools+=(report); fi
 binaries=()
 mapfile -t binaries < "$build/tricks.txt"
