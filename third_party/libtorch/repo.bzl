@@ -4,7 +4,8 @@ Which one, first match:
   TRICKBENCH_LIBTORCH=debian  Debian's libtorch-dev 1.13, CPU only (`--config=torch113`)
   LIBTORCH_HOME=/path         a LibTorch folder or a PyTorch wheel's torch/ folder
   (default)                   the pinned torch wheel that tools/install_deps.sh puts in
-                              <workspace>/.venv (PyTorch 2.11, a CUDA 13 build)
+                              trickbench's .venv (PyTorch 2.11, a CUDA 13 build), also
+                              for a workspace that loads trickbench as @trickbench
 
 Targets:
   :libtorch       headers; links libtorch_cpu and libc10, and with --config=cuda also
@@ -43,12 +44,12 @@ package(default_visibility = ["//visibility:public"])
 cc_library(
     name = "libtorch",
     hdrs = glob(["{hdr_root}/**"]) + select({{
-        "@//:cuda": {cuda_hdrs},
+        "@trickbench//:cuda": {cuda_hdrs},
         "//conditions:default": [],
     }}),
     includes = {includes},
     linkopts = {linkopts} + select({{
-        "@//:cuda": {cuda_linkopts},
+        "@trickbench//:cuda": {cuda_linkopts},
         "//conditions:default": [],
     }}),
 )
@@ -101,8 +102,11 @@ alias(
 """
 
 def _find_wheel(ctx):
-    """The torch/ folder of <workspace>/.venv, or None."""
-    root = ctx.path(Label("@//:WORKSPACE")).dirname
+    """The torch/ folder of trickbench's own .venv, or None.
+
+    "//" here is trickbench's root, also when another workspace loads this file through
+    @trickbench (examples/my_training): the wheel install_deps.sh put in its checkout."""
+    root = ctx.path(Label("//:WORKSPACE")).dirname
     lib = root.get_child(".venv").get_child("lib")
     if not lib.exists:
         return None
