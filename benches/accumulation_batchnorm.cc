@@ -148,7 +148,10 @@ TRICKBENCH_TRICK(accumulation_batchnorm, GradAccumBatchNorm)
     .Category("Model architecture and training")
     .Source("A13, B")
     .Claim("accumulation is not equivalent under BatchNorm (statistics per micro-batch)")
-    .Expect(trickbench::claim::More("bn_update_max_abs_diff"))
+    .Expect(trickbench::claim::More(
+        "bn_update_max_abs_diff",
+        "largest |difference| of BatchNorm's running statistics from a full-batch step's, "
+        "after the checks' steps"))
     .Trains()
     .Variant("full_batch", &GradAccumBatchNorm::FullBatch)
     .Variant("accumulate_4", &GradAccumBatchNorm::Accumulate4)

@@ -355,7 +355,7 @@ TRICKBENCH_TRICK(ddp_vs_dp, DdpVsDp)
     .Category("Distributed")
     .Source("A18, B")
     .Claim("DDP faster: no GIL, one process per device")
-    .Expect(trickbench::claim::Faster().OnCuda(
+    .Expect(trickbench::claim::Faster().NotCovered(
         "the article compares one process per GPU (NCCL) with one process driving several; not "
         "covered: both variants here run on the CPU with Gloo whatever the device, and LibTorch "
         "has no GIL"))

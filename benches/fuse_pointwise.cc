@@ -155,7 +155,10 @@ TRICKBENCH_TRICK(fuse_pointwise, FusePointwise)
     .Claim("4x on a 1M-element vector (5 kernels -> 1)")
     .Expect(trickbench::claim::Faster(4).OnCuda(
         "5 kernel launches and memory passes -> 1 on a GPU: the article's figure"))
-    .Expect(trickbench::claim::Fewer("kernels_per_run"))
+    // kernels_per_run is evidence (the body's own op count); the CPU grade is time: one
+    // pass over the vector instead of five still saves four round trips through memory.
+    .Expect(trickbench::claim::Faster().OnCpu(
+        "the article's 4x is a GPU figure; on the CPU any material speedup of one pass over five"))
     .Variant("composed", &FusePointwise::Composed)
     .Variant("builtin_gelu", &FusePointwise::BuiltinGelu)
 #ifdef TRICKBENCH_CUDA

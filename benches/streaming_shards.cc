@@ -235,7 +235,6 @@ TRICKBENCH_TRICK(streaming_shards, StreamingShards)
     .Source("B")
     .Claim("sequential reads, no per-sample open")
     .Expect(trickbench::claim::Faster())
-    .Expect(trickbench::claim::Fewer("files_opened_per_run"))
     .Variant("per_file", &StreamingShards::PerFile)
     .Variant("stream", &StreamingShards::Stream)
     .Bitwise();

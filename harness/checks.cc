@@ -99,7 +99,9 @@ CheckReport RunChecks(const TrickDef& def, const torch::Device& device, uint64_t
         }
         vc.active = vc.inactive_reason.empty();
         if (vi == 0) {
-          baseline = result;
+          // On the host: kept on the device, it would count in every later variant's
+          // device peak (the CUDA meter reads the allocator's whole peak).
+          baseline = OnCpu(result);
           vc.equivalent = true;
         } else {
           CompareWithBaseline(baseline, result, def.tolerance(), &vc);
@@ -190,6 +192,14 @@ std::string ValidateDef(const TrickDef& def) {
   if (def.category().empty()) return def.id() + ": no Category()";
   if (def.source().empty()) return def.id() + ": no Source()";
   for (const results::Expectation& e : def.expectations()) {
+    if (results::IsCounterMetric(e.metric) && e.measured_by.empty()) {
+      return def.id() + ": Expect() grades counter " + e.metric +
+             ", which it does not say how it measures: a counter the trick's own code or "
+             "shapes set is evidence, shown but never graded";
+    }
+    if (e.metric == "rate" && e.work.empty()) {
+      return def.id() + ": Expect() grades a rate without the counter of work it is a rate of";
+    }
     if (!e.variant.empty() && def.VariantIndex(e.variant) <= 0) {
       return def.id() + ": Expect() names " + e.variant + ", not an optimized variant";
     }

@@ -75,6 +75,36 @@ TEST(TrickDef, RejectsBadSettings) {
   EXPECT_THROW(def.CheckSteps(0), std::invalid_argument);
 }
 
+// A grade must come from a measurement: a counter the trick's own code sets (parameters,
+// calls, FLOP from shapes) cannot fail, so a claim on it is refused; a counter graded
+// says how it is measured, and a rate names the work it is a rate of.
+TEST(TrickDef, GradesOnlyMeasurements) {
+  EXPECT_THROW(claim::Fewer("parameters", ""), std::invalid_argument);
+  EXPECT_THROW(claim::More("time", "timed"), std::invalid_argument);
+  EXPECT_THROW(claim::LowerRate(""), std::invalid_argument);
+  const results::Expectation rate = claim::LowerRate("flop_per_run", 4).expectation();
+  EXPECT_EQ(rate.metric, "rate");
+  EXPECT_EQ(rate.work, "flop_per_run");
+  EXPECT_EQ(rate.low, 4);
+
+  auto def = Def("evidence");
+  def->Variant("a", &Twice::A).Variant("b", &Twice::B);
+  EXPECT_EQ(ValidateDef(*def), "");
+  // An expectation on an evidence counter, as a result file from elsewhere could carry.
+  def->Expect(claim::Effect(results::Expectation{.metric = "parameters"}));
+  EXPECT_EQ(ValidateDef(*def),
+            "evidence: Expect() grades counter parameters, which it does not say how it "
+            "measures: a counter the trick's own code or shapes set is evidence, shown but "
+            "never graded");
+  auto measured = Def("measured");
+  measured->Variant("a", &Twice::A).Variant("b", &Twice::B);
+  measured->Expect(claim::More("drift", "max |difference| of the results"));
+  EXPECT_EQ(ValidateDef(*measured), "");
+  measured->Expect(claim::Effect(results::Expectation{.metric = "rate"}));
+  EXPECT_EQ(ValidateDef(*measured),
+            "measured: Expect() grades a rate without the counter of work it is a rate of");
+}
+
 TEST(RunChecks, RecordsMemoryAndEquivalence) {
   auto def = Def("equal");
   def->Variant("a", &Twice::A).Variant("b", &Twice::B).Cases({"one", "two"});

@@ -48,6 +48,12 @@ Effect Effect::On(std::string device, std::string why) const {
   e.e_.note = std::move(why);
   return e;
 }
+Effect Effect::OnHost() const {
+  if (e_.metric != "memory") throw std::invalid_argument("OnHost() is for a memory claim");
+  Effect e = *this;
+  e.e_.metric = "host_memory";
+  return e;
+}
 Effect Effect::ForVariant(std::string variant) const {
   Effect e = *this;
   e.e_.variant = std::move(variant);
@@ -64,11 +70,34 @@ Effect LessMemory(double low, double high) {
   return Make("memory", true, SavingFactor(low), SavingFactor(high));
 }
 Effect MoreMemory() { return Make("memory", false, 0, 0); }
-Effect Fewer(std::string counter, double low, double high) {
-  return Make(std::move(counter), true, low, high);
+namespace {
+Effect Measured(std::string counter, std::string measured_by, bool lowers, double low,
+                double high) {
+  if (!results::IsCounterMetric(counter)) {
+    throw std::invalid_argument("\"" + counter + "\" is a metric, not a counter's name");
+  }
+  if (measured_by.empty()) {
+    throw std::invalid_argument("a claim on counter " + counter +
+                                " needs how it is measured: a counter the trick's own code "
+                                "sets is evidence, not a grade");
+  }
+  Effect e = Make(std::move(counter), lowers, low, high);
+  results::Expectation x = e.expectation();
+  x.measured_by = std::move(measured_by);
+  return Effect(std::move(x));
 }
-Effect More(std::string counter, double low, double high) {
-  return Make(std::move(counter), false, low, high);
+}  // namespace
+Effect Fewer(std::string counter, std::string measured_by, double low, double high) {
+  return Measured(std::move(counter), std::move(measured_by), true, low, high);
+}
+Effect More(std::string counter, std::string measured_by, double low, double high) {
+  return Measured(std::move(counter), std::move(measured_by), false, low, high);
+}
+Effect LowerRate(std::string work, double low, double high) {
+  if (work.empty()) throw std::invalid_argument("a rate claim needs the counter of work");
+  results::Expectation x = Make("rate", true, low, high).expectation();
+  x.work = std::move(work);
+  return Effect(std::move(x));
 }
 }  // namespace claim
 

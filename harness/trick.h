@@ -145,6 +145,8 @@ class Trick {
 
   // Extra per-variant figures for the JSON (parameter counts, FLOP per run...), read
   // after the checks' runs of that variant. Keys become Google Benchmark counters.
+  // Evidence unless a claim grades one with how it is measured (claim::Fewer): a figure
+  // the trick's own code or shapes decide is shown, never graded.
   virtual std::map<std::string, double> Counters(const std::string& variant) { return {}; }
 
   // Items (samples, elements) one run processes; > 0 adds items_per_second.
@@ -170,16 +172,26 @@ class Trick {
 //
 //   .Expect(claim::Faster(1.3, 4.0).OnCuda("tensor cores: the article's fp16 figure"))
 //   .Expect(claim::LessMemory(0.37).ForVariant("amp"))
-//   .Expect(claim::Fewer("flop_per_run"))
+//   .Expect(claim::LowerRate("flop_per_run"))   // achieved FLOP/s, from the rounds' time
 //
 // A figure of 0 means the article gives none: any material effect (beyond the report's
-// +-5 % band) in the claimed direction holds.
+// +-5 % band) in the claimed direction holds. Only measurements are graded (time,
+// memory, a rate per measured second, a counter the trick measures): a claim that a
+// trick's own code makes true (fewer parameters, fewer calls) cannot fail, so its
+// counter is evidence, for Inactive() and the record, and has no claim function.
 namespace claim {
 class Effect {
  public:
   explicit Effect(results::Expectation e) : e_(std::move(e)) {}
   Effect OnCuda(std::string why) const { return On("cuda", std::move(why)); }
   Effect OnCpu(std::string why) const { return On("cpu", std::move(why)); }
+  // The claim stands, but this experiment tests it on no device (ddp_vs_dp runs both
+  // variants on the CPU with Gloo, while the article's claim is one process per GPU):
+  // reported as not covered, with why, never graded.
+  Effect NotCovered(std::string why) const { return On("none", std::move(why)); }
+  // A memory claim about host buffers (a loader's workers, a copy avoided on the host):
+  // graded on the CPU meter's peak on every device, not the CUDA device's peak.
+  Effect OnHost() const;
   Effect ForVariant(std::string variant) const;
   Effect ForCase(std::string case_name) const;
   const results::Expectation& expectation() const { return e_; }
@@ -196,10 +208,16 @@ Effect Slower(double at_most = 0);
 Effect LessMemory(double low = 0, double high = 0);
 // Peak memory: a cost, the variant holds more.
 Effect MoreMemory();
-// A counter of Counters() (or the device meter's): lower by a factor `low`-`high`.
-Effect Fewer(std::string counter, double low = 0, double high = 0);
-// A counter: higher by a factor `low`-`high`.
-Effect More(std::string counter, double low = 0, double high = 0);
+// A counter of Counters() that the trick measures, lower by a factor `low`-`high`.
+// `measured_by` says how (a reading of the allocator, a difference between results), and
+// may not be empty: a counter that follows from the trick's own code is evidence.
+Effect Fewer(std::string counter, std::string measured_by, double low = 0, double high = 0);
+// A measured counter: higher by a factor `low`-`high`.
+Effect More(std::string counter, std::string measured_by, double low = 0, double high = 0);
+// A rate: the counter `work` (per run: FLOP, bytes; evidence is fine) over the paired
+// rounds' measured time. The variant achieves a lower rate by a factor `low`-`high`
+// (depthwise convolution: far fewer FLOP, not nearly as much less time).
+Effect LowerRate(std::string work, double low = 0, double high = 0);
 }  // namespace claim
 
 using Tolerance = results::Tolerance;  // results/tolerance.h: bitwise, or rtol and atol

@@ -51,18 +51,26 @@ std::string ClaimedText(const results::Expectation& e) {
       out =
           "slower" + (e.high > 0 ? ", at most " + FactorRange(e.high, e.high) : " (" + band + ")");
     }
-  } else if (e.metric == "memory") {
+  } else if (e.metric == "memory" || e.metric == "host_memory") {
+    const std::string what = e.metric == "memory" ? "peak memory" : "peak host memory";
     if (e.lowers) {
-      out = e.low > 0 ? SavingRange(e.low, e.high) + " less peak memory"
-                      : "less peak memory (" + band + ")";
+      out = e.low > 0 ? SavingRange(e.low, e.high) + " less " + what
+                      : "less " + what + " (" + band + ")";
     } else {
-      out = "more peak memory (" + band + ")";
+      out = "more " + what + " (" + band + ")";
     }
+  } else if (e.metric == "rate") {
+    out = std::string(e.lowers ? "lower " : "higher ") + e.work + " per second" +
+          (e.low > 0 ? " (" + FactorRange(e.low, e.high) + ")" : " (" + band + ")");
   } else {
     out = std::string(e.lowers ? "fewer " : "more ") + e.metric +
           (e.low > 0 ? " (" + FactorRange(e.low, e.high) + ")" : "");
   }
-  if (!e.device.empty()) out += " on " + e.device;
+  if (e.device == "none") {
+    out += " (not covered here)";
+  } else if (!e.device.empty()) {
+    out += " on " + e.device;
+  }
   if (!e.case_name.empty()) out += " [" + e.case_name + "]";
   return out;
 }

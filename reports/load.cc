@@ -1,6 +1,7 @@
 #include "reports/load.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -20,8 +21,23 @@ namespace {
 namespace fs = std::filesystem;
 using results::InputError;
 
+// One process's peak memory of `v`, from its checks (matched by case and name).
+void AddPeaks(Variant* v, const results::TrickResult& r) {
+  for (const results::CaseChecks& c : r.checks.value_or(std::vector<results::CaseChecks>{})) {
+    if (c.case_name != v->case_name) continue;
+    for (const results::VariantCheck& x : c.variants) {
+      if (x.name != v->name) continue;
+      const auto device = x.counters.find("cuda_peak_allocated_bytes");
+      v->process_peak_bytes.push_back(static_cast<double>(x.peak_bytes));
+      v->process_device_peak_bytes.push_back(device == x.counters.end() ? std::nan("")
+                                                                        : device->second);
+      return;
+    }
+  }
+}
+
 // One process's measurements, appended to the trick's variants (matched by case and
-// name): its samples, its median, and its per-round log ratios.
+// name): its samples, its median, its per-round log ratios and its peak memory.
 void AddProcess(TrickReport* t, const results::ResultFile& file) {
   const results::TrickResult& r = file.trickbench;
   ++t->processes;
@@ -32,6 +48,7 @@ void AddProcess(TrickReport* t, const results::ResultFile& file) {
                                      [&](const auto& c) { return c.case_name == v.case_name; });
     if (name == r.variants.end() || rounds == r.rounds.end()) continue;
     const int index = static_cast<int>(name - r.variants.begin());
+    AddPeaks(&v, r);
     std::vector<double> mine;
     double faults = 0, switches = 0, host = 0;
     for (const results::RoundSample* x : rounds->Of(index)) {

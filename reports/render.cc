@@ -165,9 +165,8 @@ Text GradesText(const VariantEffect& e, bool outcome_follows) {
   t += Text(" (");
   for (size_t i = 0; i < e.grades.size(); ++i) {
     const ClaimGrade& g = e.grades[i];
-    const std::string metric = g.expectation.metric == "time" || g.expectation.metric == "memory"
-                                   ? g.expectation.metric
-                                   : "counter";
+    const std::string metric =
+        results::IsCounterMetric(g.expectation.metric) ? "counter" : g.expectation.metric;
     t += Text{Plain((i ? "; " : "") + metric + ": " + GradeName(g.grade), GradeTone(g.grade))};
   }
   t += Text(")");

@@ -80,6 +80,10 @@ struct Variant {
   // Raw: the record's check of this variant (process 1's, or the deciding process's):
   // equivalence, in effect, memory, the trick's and the device meter's counters.
   results::VariantCheck check;
+  // Raw, per process (in process order): the checks' peak memory, the CPU meter's and
+  // the CUDA device's (cuda_peak_allocated_bytes; NaN where not recorded). Where threads
+  // allocate the peak is not one number, so memory is graded over these, like time.
+  std::vector<double> process_peak_bytes, process_device_peak_bytes;
 };
 
 // The effect of one optimized variant against its case's baseline: time and memory,

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <optional>
 #include <stdexcept>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,10 @@ struct SimulatedTrick {
   std::vector<results::Expectation> expectations = {results::Expectation{.metric = "time"}};
   int64_t baseline_peak_bytes = 1024;
   int64_t optimized_peak_bytes = 1024;
+  // Per process (0-based), in place of optimized_peak_bytes where given.
+  std::vector<int64_t> optimized_peak_by_process;
+  // The checks' counters of each variant (the trick's Counters()).
+  std::map<std::string, double> baseline_counters, optimized_counters;
 };
 
 // Process `process` (0-based) of `trick` as a result file.
@@ -74,7 +79,11 @@ inline results::ResultFile SimulatedResult(const SimulatedTrick& trick, int proc
     c.name = v;
     c.equivalent = true;
     c.active = true;
-    c.peak_bytes = v == "baseline" ? trick.baseline_peak_bytes : trick.optimized_peak_bytes;
+    c.peak_bytes = v == "baseline" ? trick.baseline_peak_bytes
+                   : static_cast<size_t>(process) < trick.optimized_peak_by_process.size()
+                       ? trick.optimized_peak_by_process[static_cast<size_t>(process)]
+                       : trick.optimized_peak_bytes;
+    c.counters = v == "baseline" ? trick.baseline_counters : trick.optimized_counters;
     checks.variants.push_back(c);
   }
   t.checks = std::vector<results::CaseChecks>{checks};

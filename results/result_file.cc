@@ -81,8 +81,11 @@ Json CaseRoundsJson(const CaseRounds& c) {
 }  // namespace
 
 Json ToJson(const Expectation& e) {
-  return {{"metric", e.metric}, {"lowers", e.lowers},   {"low", e.low},        {"high", e.high},
-          {"device", e.device}, {"variant", e.variant}, {"case", e.case_name}, {"note", e.note}};
+  Json j = {{"metric", e.metric}, {"lowers", e.lowers},   {"low", e.low},        {"high", e.high},
+            {"device", e.device}, {"variant", e.variant}, {"case", e.case_name}, {"note", e.note}};
+  if (!e.measured_by.empty()) j["measured_by"] = e.measured_by;
+  if (!e.work.empty()) j["work"] = e.work;
+  return j;
 }
 
 namespace {

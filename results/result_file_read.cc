@@ -94,6 +94,12 @@ Expectation ExpectationFromJson(const Fields& f, const Json& j, const std::strin
   e.variant = f.String(j, path, "variant");
   e.case_name = f.String(j, path, "case");
   e.note = f.String(j, path, "note");
+  // Optional (added with rates and measured counters): absent reads as "".
+  if (j.contains("measured_by")) e.measured_by = f.String(j, path, "measured_by");
+  if (j.contains("work")) e.work = f.String(j, path, "work");
+  if (e.metric == "rate" && e.work.empty()) {
+    f.Fail(JsonPath(path, "work"), "a rate claim names the counter of work it is a rate of");
+  }
   return e;
 }
 
