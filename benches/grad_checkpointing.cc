@@ -123,7 +123,10 @@ TRICKBENCH_TRICK(grad_checkpointing, GradCheckpointing)
     .Source("B")
     .Claim("memory O(n) -> O(sqrt n) (Chen et al. 2016), small slowdown")
     .Expect(trickbench::claim::LessMemory())
-    .Expect(trickbench::claim::Slower(1.5))
+    // A cost without a bound: the article gives none (an extra forward of all but the
+    // last segment suggests about a third more). The O(sqrt n) growth across depths is
+    // shown by the cases' peaks, not graded: a verdict grades one setting.
+    .Expect(trickbench::claim::Slower())
     .Cases({"depth8", "depth16", "depth32"})
     .Trains()
     .Variant("store_all", &GradCheckpointing::StoreAll)

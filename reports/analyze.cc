@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <limits>
 #include <optional>
@@ -289,7 +290,13 @@ std::optional<Measured> MeasureFor(const results::Expectation& e, const TrickRep
     }
     return std::make_pair(b->second, x->second);
   };
-  const auto num = [](double d) { return FormatFixed(d, std::fabs(d) >= 100 ? 0 : 3); };
+  // Three significant digits, whatever the scale: a drift of 6e-4 is not "0.001".
+  const auto num = [](double d) {
+    if (d == 0 || std::fabs(d) >= 100) return FormatFixed(d, 0);
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g", d);
+    return std::string(text);
+  };
   if (e.metric == "rate") {
     // Work per measured second: the work ratio is a constant of the shapes, so the
     // rate's interval is the time's, scaled: (W_b / t_b) / (W_v / t_v) = (W_b / W_v) / s.

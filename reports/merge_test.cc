@@ -109,7 +109,7 @@ TEST(Grading, AnEvidenceCounterIsNeverGraded) {
   const results::Expectation drift{.metric = "drift", .lowers = false, .measured_by = "max |diff|"};
   const Graded m = GradeOne("measured", 1.0, {drift}, 1024, {{"drift", 0}}, {{"drift", 0.5}});
   EXPECT_EQ(m.grades, std::vector<Grade>{Grade::kHolds});
-  EXPECT_EQ(m.measured.at(0), "drift 0.000 -> 0.500 (max |diff|)");
+  EXPECT_EQ(m.measured.at(0), "drift 0 -> 0.5 (max |diff|)");
 }
 
 // Where the processes' peaks differ, memory is an interval over them with the band rule,
