@@ -78,11 +78,13 @@ class MixedPrecision : public trickbench::Trick {
     }
     optimizer_ = std::make_unique<torch::optim::SGD>(model_->parameters(),
                                                      torch::optim::SGDOptions(kLearningRate));
-    initial_ = wl::Parameters(*model_);
+    // The reference copies live on the host: on the device they would count in every
+    // variant's peak and dilute the memory saving being graded.
+    initial_ = OnHost(wl::Parameters(*model_));
     // g0, the yardstick of Result()'s update size and direction: one fp32 gradient.
     model_->zero_grad(/*set_to_none=*/true);
     Forward().backward();
-    for (const auto& p : model_->parameters()) initial_grad_.push_back(p.grad().detach().clone());
+    for (const auto& p : model_->parameters()) initial_grad_.push_back(p.grad().detach().cpu());
     model_->zero_grad(/*set_to_none=*/true);
     logits_ = torch::Tensor();
     low_precision_ = s.device.is_cuda() ? torch::kHalf : torch::kBFloat16;
@@ -123,7 +125,7 @@ class MixedPrecision : public trickbench::Trick {
 
   trickbench::Tensors Result() override {
     trickbench::Tensors out{logits_.to(torch::kFloat)};
-    const auto params = wl::Parameters(*model_);
+    const auto params = OnHost(wl::Parameters(*model_));
     out.insert(out.end(), params.begin(), params.end());
     const auto [steps, cosines] = wl::UpdateInSteps(initial_, params, initial_grad_, kLearningRate);
     out.push_back(steps);
@@ -161,6 +163,12 @@ class MixedPrecision : public trickbench::Trick {
   int64_t ItemsPerRun() const override { return batch_.input.size(0); }
 
  private:
+  static trickbench::Tensors OnHost(const trickbench::Tensors& tensors) {
+    trickbench::Tensors out;
+    for (const auto& t : tensors) out.push_back(t.detach().cpu());
+    return out;
+  }
+
   // Logits in the model's compute dtype (kept for the checks); the loss in fp32.
   torch::Tensor Forward() {
     logits_ = model_->forward(batch_.input);

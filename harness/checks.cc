@@ -92,10 +92,14 @@ CheckReport RunChecks(const TrickDef& def, const torch::Device& device, uint64_t
           vc.peak_bytes = meter.peak_bytes();
           vc.run_peak_bytes = vc.peak_bytes - vc.setup_bytes;
           vc.allocations = meter.allocations() - allocs_before;
+          // The device's peak is read before Result(): the copies Result() makes are the
+          // harness's, not the variant's.
+          std::map<std::string, double> device_counters;
+          if (device_meter) device_meter->AddCounters(&device_counters);
           result = trick->Result();
           vc.inactive_reason = trick->Inactive(variant.name);
           vc.counters = trick->Counters(variant.name);
-          if (device_meter) device_meter->AddCounters(&vc.counters);
+          for (const auto& [name, value] : device_counters) vc.counters[name] = value;
         }
         vc.active = vc.inactive_reason.empty();
         if (vi == 0) {
