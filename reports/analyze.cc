@@ -39,10 +39,15 @@ void EstimateToSettle(VariantEffect* c) {
 
 // "; about 12 processes x 8 rounds would settle it": the advice on an inconclusive
 // reading, after EstimateToSettle.
-std::string SettleText(const VariantEffect& c) {
+std::string SettleText(const TrickReport& t, const VariantEffect& c) {
   if (c.processes_to_settle) {
-    return "; about " + std::to_string(*c.processes_to_settle) + " processes x " +
-           std::to_string(c.rounds_to_settle.value_or(0)) + " rounds would settle it";
+    const int rounds = c.rounds_to_settle.value_or(0);
+    std::string out = "; about " + std::to_string(*c.processes_to_settle) + " processes x " +
+                      std::to_string(rounds) + " rounds would settle it";
+    if (const auto s = SecondsAtThisPace(t, c.case_name, *c.processes_to_settle, rounds)) {
+      out += " (about " + FormatDuration(*s) + " at this run's pace)";
+    }
+    return out;
   }
   return "; more than 1000 processes would be needed";
 }
@@ -50,7 +55,7 @@ std::string SettleText(const VariantEffect& c) {
 // The time's own reading, whatever the claim: material (beyond the +-5 % band) faster or
 // slower, no effect, or not settled (then with what would settle it). Shown beside the
 // grades, and on its own where no claim is about time.
-std::string ReadTime(VariantEffect* c) {
+std::string ReadTime(const TrickReport& tr, VariantEffect* c) {
   // One process cannot show the variation between processes, which dominates here.
   const std::string interval =
       IntervalText(*c) + (c->time.method == "rounds" ? " (one process: the interval leaves out "
@@ -85,7 +90,7 @@ std::string ReadTime(VariantEffect* c) {
     reading = "not settled: " + interval;
   }
   EstimateToSettle(c);
-  return reading + SettleText(*c);
+  return reading + SettleText(tr, *c);
 }
 
 bool HasRound(const std::vector<std::vector<double>>& log_ratios) {
@@ -144,7 +149,7 @@ void GradeSetting(const TrickReport& t, const Variant& base, const Variant& v, V
       g.grade = GradeAgainst(e, *m, &g.detail);
       const bool advised = c->processes_to_settle.has_value();
       if (e.metric == "time" && VerdictOf(g.grade) == Verdict::kInconclusive && advised) {
-        g.detail += SettleText(*c);
+        g.detail += SettleText(t, *c);
       }
     }
     c->grades.push_back(std::move(g));
@@ -152,6 +157,19 @@ void GradeSetting(const TrickReport& t, const Variant& base, const Variant& v, V
 }
 
 }  // namespace
+
+std::optional<double> SecondsAtThisPace(const TrickReport& t, const std::string& case_name,
+                                        int processes, int rounds) {
+  if (t.process_seconds.empty() || t.min_time <= 0) return std::nullopt;
+  int variants = 0;
+  for (const Variant& v : t.variants) variants += v.case_name == case_name;
+  // A process runs every case's rounds: its fixed part is its wall time less all of them
+  // (each variant of each case one sample per round).
+  const double timed_now =
+      static_cast<double>(t.rounds) * static_cast<double>(t.variants.size()) * t.min_time;
+  const double fixed = std::max(0.0, stats::Median(t.process_seconds) - timed_now);
+  return processes * (fixed + rounds * variants * t.min_time);
+}
 
 void Analyze(TrickReport* t) {
   if (t->expectations.empty() && !t->claim.empty() &&
@@ -193,7 +211,7 @@ void Analyze(TrickReport* t) {
       if (c.timed) {
         MeasureTime(*t, v, &c);
         t->imprecise |= c.time.imprecise;
-        time_detail = ReadTime(&c);
+        time_detail = ReadTime(*t, &c);
       }
       GradeSetting(*t, *base, v, &c);
       std::vector<Verdict> verdicts;

@@ -9,6 +9,7 @@
 // below (report.json "statistics"), so a reader can check a verdict by hand.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,14 @@ namespace reports {
 // every derived field is recomputed. The speedups' bootstraps are seeded from the trick's
 // seed, id, case and variant, so re-rendering a run gives the same report.
 void Analyze(TrickReport* trick);
+
+// What `processes` processes of `rounds` rounds of one case would take at this run's
+// pace, in seconds: each process's fixed part (start, set-up, warm-up, checks: the
+// median process's wall time less its timed rounds) plus its rounds, a round being one
+// sample of about min_time per variant of the case. None without the processes' wall
+// times (a lone result file, a report from before they were kept).
+std::optional<double> SecondsAtThisPace(const TrickReport& t, const std::string& case_name,
+                                        int processes, int rounds);
 
 }  // namespace reports
 }  // namespace trickbench

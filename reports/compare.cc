@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "reports/analyze.h"
 #include "reports/format.h"
 
 namespace trickbench {
@@ -75,7 +76,8 @@ std::vector<std::string> MachineDifferences(const Report& o, const Report& n) {
 
 // What both sides would need for the change's interval to fit inside +-min_effect
 // around a null change: each side's half-width about min_effect / 2.
-void AdviseToSettle(SpeedupChange* c, const VariantEffect& o, const VariantEffect& n,
+void AdviseToSettle(SpeedupChange* c, const TrickReport& ot, const VariantEffect& o,
+                    const TrickReport& nt, const VariantEffect& n,
                     const stats::DecisionRule& rule) {
   int processes = 0, rounds = 0;
   for (const VariantEffect* e : {&o, &n}) {
@@ -86,6 +88,9 @@ void AdviseToSettle(SpeedupChange* c, const VariantEffect& o, const VariantEffec
   }
   c->processes_to_settle = processes;
   c->rounds_to_settle = rounds;
+  const auto old_side = SecondsAtThisPace(ot, c->case_name, processes, rounds);
+  const auto new_side = SecondsAtThisPace(nt, c->case_name, processes, rounds);
+  if (old_side && new_side) c->seconds_to_settle = *old_side + *new_side;
 }
 
 }  // namespace
@@ -201,7 +206,7 @@ ReportDiff CompareReports(const Report& o, const Report& n, const stats::Decisio
         return nullptr;
       };
       if (const auto* oe = find(*ot->second), *ne = find(nt); oe && ne)
-        AdviseToSettle(&s, *oe, *ne, rule);
+        AdviseToSettle(&s, *ot->second, *oe, nt, *ne, rule);
     }
   }
   stats::Decide(&time_changes, rule);

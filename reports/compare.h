@@ -44,6 +44,9 @@ struct SpeedupChange {
   // Unknown outcomes: what both sides would need (stats::ToSettle); unset when it is out
   // of reach.
   std::optional<int> processes_to_settle, rounds_to_settle;
+  // What that costs, both sides together, each at its own run's pace (analyze.h
+  // SecondsAtThisPace); unset when either report lacks its processes' wall times.
+  std::optional<double> seconds_to_settle;
 };
 
 // One timed variant's absolute time (a variant of a case, baselines included).

@@ -43,8 +43,12 @@ std::string OutcomeText(const SpeedupChange& s) {
   std::string out = stats::ChangeOutcomeName(s.change.outcome);
   if (s.change.outcome != stats::ChangeOutcome::kUnknown) return out;
   if (s.processes_to_settle) {
-    return out + ": about " + std::to_string(*s.processes_to_settle) + " processes x " +
+    out += ": about " + std::to_string(*s.processes_to_settle) + " processes x " +
            std::to_string(*s.rounds_to_settle) + " rounds on each side would settle it";
+    if (s.seconds_to_settle) {
+      out += " (about " + FormatDuration(*s.seconds_to_settle) + " for both, at these runs' pace)";
+    }
+    return out;
   }
   return out + ": more than 1000 processes would be needed";
 }

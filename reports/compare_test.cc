@@ -122,6 +122,9 @@ TEST(Compare, ThreeOutcomesOnSimulatedRuns) {
   EXPECT_EQ(by["noisy"]->change.outcome, stats::ChangeOutcome::kUnknown);
   ASSERT_TRUE(by["noisy"]->processes_to_settle.has_value());
   EXPECT_GT(*by["noisy"]->processes_to_settle, 2);
+  // The advice as time: both sides, each at its run's pace (30 s per simulated process).
+  ASSERT_TRUE(by["noisy"]->seconds_to_settle.has_value());
+  EXPECT_GT(*by["noisy"]->seconds_to_settle, 2 * *by["noisy"]->processes_to_settle * 29.0);
   for (const auto& s : c.speedups) EXPECT_GE(s.change.p_adjusted, s.change.p_value);
   // The noisy setting can only detect far larger changes than the quiet ones.
   EXPECT_GT(by["noisy"]->minimum_detectable_effect, 5 * by["same"]->minimum_detectable_effect);

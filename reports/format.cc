@@ -26,6 +26,12 @@ std::string FormatNs(double ns) {
   return three(ns, "ns");
 }
 
+std::string FormatDuration(double seconds) {
+  if (seconds < 120) return FormatFixed(seconds, 0) + " s";
+  if (seconds < 2 * 3600) return FormatFixed(seconds / 60, 1) + " min";
+  return FormatFixed(seconds / 3600, 1) + " h";
+}
+
 std::string FormatBytes(int64_t bytes) {
   const double a = std::fabs(static_cast<double>(bytes));
   if (a >= 1024.0 * 1024 * 1024) return FormatFixed(bytes / (1024.0 * 1024 * 1024), 2) + " GiB";

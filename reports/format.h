@@ -22,7 +22,8 @@ std::string FormatBytes(int64_t bytes);
 // never printed (a change that rounds to zero is no change).
 std::string FormatPercent(double fraction, int digits = 1, bool sign = true);
 std::string FormatP(double p);
-std::string FormatRatio(double r);  // "2.01x"
+std::string FormatRatio(double r);           // "2.01x"
+std::string FormatDuration(double seconds);  // "45 s", "4.5 min", "2.1 h"
 
 }  // namespace reports
 }  // namespace trickbench

@@ -167,6 +167,7 @@ TrickReport MergeProcesses(const std::string& run_dir,
     } else {
       AddProcess(&t, result);
     }
+    t.process_seconds.push_back(e->seconds);
   }
   return t;
 }

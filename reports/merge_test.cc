@@ -305,6 +305,17 @@ TEST(Rounds, ImpreciseIsInconclusiveWithProcessesAndRoundsToSettleIt) {
   EXPECT_NE(x.verdict_detail.find("imprecise (the interval is wider than"), std::string::npos)
       << x.verdict_detail;
   EXPECT_NE(x.verdict_detail.find(" processes x "), std::string::npos) << x.verdict_detail;
+  // The advice as time at this run's pace: each simulated process took 30 s, of which its
+  // rounds (2 variants x min_time 10 ms each) were timed; the rest is its fixed part.
+  const TrickReport& t = r.tricks[0];
+  ASSERT_EQ(t.process_seconds, std::vector<double>(3, 30.0));
+  const double fixed = 30 - t.rounds * 2 * 0.01;
+  const int p = *x.processes_to_settle, k = x.rounds_to_settle.value_or(0);
+  EXPECT_NEAR(SecondsAtThisPace(t, "", p, k).value_or(-1), p * (fixed + k * 2 * 0.01), 1e-9);
+  EXPECT_NE(x.verdict_detail.find(" at this run's pace)"), std::string::npos) << x.verdict_detail;
+  TrickReport lone = t;
+  lone.process_seconds.clear();  // a lone result file: no wall times, no time advice
+  EXPECT_FALSE(SecondsAtThisPace(lone, "", p, k).has_value());
   EXPECT_TRUE(r.tricks[0].imprecise);
   const ReportCounts n = Count(r);
   EXPECT_EQ(n.settings, 1);

@@ -130,6 +130,10 @@ struct TrickReport {
   std::string device;
   // Processes merged (their result files) and rounds per case in each.
   int processes = 0, rounds = 0;
+  // Raw: the merged processes' wall times (the index's), in process order: what a
+  // process of this trick costs, for advice given as time. Empty for a lone result file
+  // and for reports from before they were kept.
+  std::vector<double> process_seconds;
   // Processes of this trick that run_all ran but the report left out, and why
   // ("process 3: timeout: ..."; the trick's numbers come from the others), and the
   // environment it set itself (run_environment.h).

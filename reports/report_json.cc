@@ -134,6 +134,7 @@ Json ReportToJson(const Report& r) {
                       {"imprecise", t.imprecise},
                       {"device", t.device},
                       {"process_notes", t.process_notes},
+                      {"process_seconds", t.process_seconds},
                       {"settings",
                        {{"processes", t.processes},
                         {"rounds", t.rounds},
@@ -270,6 +271,11 @@ Report ReportFromJson(const Json& j, const std::string& file) {
     t.reason = f.String(tj, p, "reason");
     t.device = f.String(tj, p, "device");
     t.process_notes = f.Strings(tj, p, "process_notes");
+    // Optional (reports from before it was kept): absent reads as none.
+    if (tj.contains("process_seconds")) {
+      t.process_seconds =
+          Times(f, f.Array(tj, p, "process_seconds"), JsonPath(p, "process_seconds"));
+    }
     const Json& s = f.Object(tj, p, "settings");
     t.processes = static_cast<int>(f.Int(s, JsonPath(p, "settings"), "processes", 0));
     t.rounds = static_cast<int>(f.Int(s, JsonPath(p, "settings"), "rounds", 0));
