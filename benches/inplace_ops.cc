@@ -7,13 +7,18 @@
 // for backward: out of place, nothing saves the Linear output, so it is freed as soon
 // as relu has read it, and the step's peak (reached in backward, with every saved
 // activation alive) is the same: 18.05 MiB for both in the default run here, graded
-// "no effect" against the claim's "less memory". Same arithmetic, so the parameters
-// are bitwise equal.
+// "no effect" against the claim's "less memory". Case "inference" is where a saving can
+// be: without autograd, relu's output out of place is a second buffer alive beside the
+// Linear output it reads, in place it is none; that is the peak where the ReLU is the
+// widest layer (an expansion, as in a transformer's feed-forward). In a chain of equal
+// widths it is not: every Linear has its input and output alive at once either way. Same arithmetic, so the parameters
+// (training) and the outputs (inference) are bitwise equal.
 #include <torch/nn/functional.h>
 #include <torch/nn/modules/activation.h>
 #include <torch/nn/modules/container/sequential.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/optim/sgd.h>
+#include <torch/utils.h>
 
 #include "harness/trick.h"
 #include "workloads/workloads.h"
@@ -25,18 +30,24 @@ namespace wl = trickbench::workloads;
 class InplaceOps : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Instance& s) override {
-    // Wide activations (batch 1024 x 512) against small weights, so the saved
-    // activations are a large share of the step's memory.
-    model_ = wl::Mlp({.in = 512, .hidden = 512, .out = 10, .layers = 4}, s.device);
+    inference_ = s.case_name == "inference";
+    // Training: wide activations (batch 1024 x 512) against small weights, so the saved
+    // activations are a large share of the step's memory. Inference: a transformer's
+    // feed-forward shape, 512 -> 4096 -> 512, where the wide ReLU is the peak: out of
+    // place its output is a second 16 MiB buffer beside its input.
+    model_ = inference_ ? wl::Mlp({.in = 512, .hidden = 4096, .out = 512, .layers = 1}, s.device)
+                        : wl::Mlp({.in = 512, .hidden = 512, .out = 10, .layers = 4}, s.device);
     optimizer_ =
         std::make_unique<torch::optim::SGD>(model_->parameters(), torch::optim::SGDOptions(0.01));
     batch_ = wl::ClassificationBatch(1024, 512, 10, s.device);
   }
 
-  void OutOfPlace() { Step(/*inplace=*/false); }
-  void InPlace() { Step(/*inplace=*/true); }
+  void OutOfPlace() { Run(/*inplace=*/false); }
+  void InPlace() { Run(/*inplace=*/true); }
 
-  trickbench::Tensors Result() override { return wl::Parameters(*model_); }
+  trickbench::Tensors Result() override {
+    return inference_ ? trickbench::Tensors{out_} : wl::Parameters(*model_);
+  }
 
   std::string Inactive(const std::string& variant) override {
     if (variant == "in_place" && !aliased_)
@@ -62,6 +73,15 @@ class InplaceOps : public trickbench::Trick {
     return x;
   }
 
+  void Run(bool inplace) {
+    if (inference_) {
+      c10::InferenceMode inference;
+      out_ = Forward(batch_.input, inplace);
+      return;
+    }
+    Step(inplace);
+  }
+
   void Step(bool inplace) {
     model_->zero_grad(/*set_to_none=*/true);
     auto loss = torch::nn::functional::cross_entropy(Forward(batch_.input, inplace), batch_.target);
@@ -73,6 +93,8 @@ class InplaceOps : public trickbench::Trick {
   std::unique_ptr<torch::optim::SGD> optimizer_;
   wl::Batch batch_;
   bool aliased_ = false;
+  bool inference_ = false;
+  torch::Tensor out_;
 };
 
 }  // namespace
@@ -82,7 +104,8 @@ TRICKBENCH_TRICK(inplace_ops, InplaceOps)
     .Source("B")
     .Claim("saves memory")
     .Expect(trickbench::claim::LessMemory())
-    .Trains()
+    .Cases({"training", "inference"})
+    .Trains({"training"})
     .Variant("out_of_place", &InplaceOps::OutOfPlace)
     .Variant("in_place", &InplaceOps::InPlace)
     .Bitwise();
