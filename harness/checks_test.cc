@@ -82,6 +82,9 @@ TEST(TrickDef, GradesOnlyMeasurements) {
   EXPECT_THROW(claim::Fewer("parameters", ""), std::invalid_argument);
   EXPECT_THROW(claim::More("time", "timed"), std::invalid_argument);
   EXPECT_THROW(claim::LowerRate(""), std::invalid_argument);
+  // A host-side memory claim is graded on the CPU meter everywhere; only memory has one.
+  EXPECT_EQ(claim::LessMemory().OnHost().expectation().metric, "host_memory");
+  EXPECT_THROW(claim::Faster().OnHost(), std::invalid_argument);
   const results::Expectation rate = claim::LowerRate("flop_per_run", 4).expectation();
   EXPECT_EQ(rate.metric, "rate");
   EXPECT_EQ(rate.work, "flop_per_run");

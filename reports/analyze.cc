@@ -123,18 +123,14 @@ void GradeSetting(const TrickReport& t, const Variant& base, const Variant& v, V
     ClaimGrade g;
     g.expectation = e;
     g.claimed = ClaimedText(e);
-    if (e.device == "none") {
-      g.grade = Grade::kNotApplicable;
-      g.measured = "-";
-      g.detail = "not covered by this experiment on any device: " + e.note;
-      c->grades.push_back(std::move(g));
-      continue;
-    }
+    // A claim for another device, or for none this experiment covers: not graded here.
     if (!e.device.empty() && t.device.rfind(e.device, 0) != 0) {
       g.grade = Grade::kNotApplicable;
       g.measured = "-";
-      g.detail = "the claim is for " + e.device + " (" + e.note + "); this run is on " +
-                 (t.device.empty() ? "an unknown device" : t.device);
+      g.detail = e.device == "none"
+                     ? "not covered by this experiment on any device: " + e.note
+                     : "the claim is for " + e.device + " (" + e.note + "); this run is on " +
+                           (t.device.empty() ? "an unknown device" : t.device);
       c->grades.push_back(std::move(g));
       continue;
     }

@@ -153,7 +153,12 @@ std::optional<Measured> MeasureFor(const results::Expectation& e, const TrickRep
     return m;
   }
   if (e.metric == "memory" || e.metric == "host_memory") {
+    // The device's peak on CUDA, the CPU meter's elsewhere (and for host_memory): the
+    // figures of process 1, and every process's for the spread.
     const bool cuda = e.metric == "memory" && t.device.rfind("cuda", 0) == 0;
+    double b_peak = static_cast<double>(base.check.peak_bytes);
+    double v_peak = static_cast<double>(v.check.peak_bytes);
+    std::string text;
     if (cuda) {
       const auto b = base.check.counters.find("cuda_peak_allocated_bytes");
       const auto x = v.check.counters.find("cuda_peak_allocated_bytes");
@@ -161,26 +166,23 @@ std::optional<Measured> MeasureFor(const results::Expectation& e, const TrickRep
         *why = "no device memory peak recorded";
         return std::nullopt;
       }
-      const std::string text = "device peak " + FormatBytes(static_cast<int64_t>(b->second)) +
-                               " -> " + FormatBytes(static_cast<int64_t>(x->second));
-      if (auto m = MemoryOverProcesses(t, v, base.process_device_peak_bytes,
-                                       v.process_device_peak_bytes, text)) {
-        return m;
+      b_peak = b->second, v_peak = x->second;
+      text = "device peak " + FormatBytes(static_cast<int64_t>(b_peak)) + " -> " +
+             FormatBytes(static_cast<int64_t>(v_peak));
+    } else {
+      if (b_peak == 0 && v_peak == 0) {
+        *why = "no CPU allocation seen by the meter";
+        return std::nullopt;
       }
-      return Exact(b->second, x->second, text);
+      text = FormatBytes(base.check.peak_bytes) + " -> " + FormatBytes(v.check.peak_bytes) +
+             (c.memory_change ? " (" + FormatPercent(*c.memory_change) + ")" : "");
     }
-    if (base.check.peak_bytes == 0 && v.check.peak_bytes == 0) {
-      *why = "no CPU allocation seen by the meter";
-      return std::nullopt;
-    }
-    const std::string text = FormatBytes(base.check.peak_bytes) + " -> " +
-                             FormatBytes(v.check.peak_bytes) +
-                             (c.memory_change ? " (" + FormatPercent(*c.memory_change) + ")" : "");
-    if (auto m = MemoryOverProcesses(t, v, base.process_peak_bytes, v.process_peak_bytes, text)) {
+    if (auto m = MemoryOverProcesses(
+            t, v, cuda ? base.process_device_peak_bytes : base.process_peak_bytes,
+            cuda ? v.process_device_peak_bytes : v.process_peak_bytes, text)) {
       return m;
     }
-    return Exact(static_cast<double>(base.check.peak_bytes),
-                 static_cast<double>(v.check.peak_bytes), text);
+    return Exact(b_peak, v_peak, text);
   }
   const auto counter = [&](const std::string& name) -> std::optional<std::pair<double, double>> {
     const auto b = base.check.counters.find(name);
