@@ -10,16 +10,20 @@
 
 namespace trickbench::distributed {
 
-c10::intrusive_ptr<c10d::ProcessGroupGloo> JoinGlooGroup(const RankEnv& env,
-                                                         std::chrono::milliseconds timeout) {
+c10::intrusive_ptr<c10d::Store> ConnectStore(const RankEnv& env, bool host,
+                                             std::chrono::milliseconds timeout) {
   c10d::TCPStoreOptions store_options;
   store_options.port = static_cast<std::uint16_t>(env.master_port);
-  store_options.isServer = env.rank == 0;
+  store_options.isServer = host;
   store_options.numWorkers = env.world_size;
   store_options.waitWorkers = false;  // the process group's own rendezvous waits for them
   store_options.timeout = timeout;
-  auto store = c10::make_intrusive<c10d::TCPStore>(env.master_addr, store_options);
+  return c10::make_intrusive<c10d::TCPStore>(env.master_addr, store_options);
+}
 
+c10::intrusive_ptr<c10d::ProcessGroupGloo> MakeGlooGroup(
+    const c10::intrusive_ptr<c10d::Store>& store, const RankEnv& env,
+    std::chrono::milliseconds timeout) {
   auto options = c10d::ProcessGroupGloo::Options::create(timeout);
   // Loopback groups bind to 127.0.0.1 only; a multi-machine group uses the interface
   // named by GLOO_SOCKET_IFNAME when set (as torch does), else this host's address.
@@ -32,6 +36,11 @@ c10::intrusive_ptr<c10d::ProcessGroupGloo> JoinGlooGroup(const RankEnv& env,
   }
   options->threads = 1;  // one collective at a time; compute keeps the cores
   return c10::make_intrusive<c10d::ProcessGroupGloo>(store, env.rank, env.world_size, options);
+}
+
+c10::intrusive_ptr<c10d::ProcessGroupGloo> JoinGlooGroup(const RankEnv& env,
+                                                         std::chrono::milliseconds timeout) {
+  return MakeGlooGroup(ConnectStore(env, env.rank == 0, timeout), env, timeout);
 }
 
 void AverageGradients(Group& group, const std::vector<torch::Tensor>& params) {

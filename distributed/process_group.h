@@ -35,6 +35,15 @@ using Group = torch_compat::CollectiveGroup;
 c10::intrusive_ptr<c10d::ProcessGroupGloo> JoinGlooGroup(const RankEnv& env,
                                                          std::chrono::milliseconds timeout);
 
+// The two halves of JoinGlooGroup, for a store that outlives one group (a launcher's,
+// distributed/launched_group.h): the TCPStore at MASTER_ADDR:MASTER_PORT, hosted here
+// when `host` (else a client, retrying until `timeout`), and the Gloo group on any store.
+c10::intrusive_ptr<c10d::Store> ConnectStore(const RankEnv& env, bool host,
+                                             std::chrono::milliseconds timeout);
+c10::intrusive_ptr<c10d::ProcessGroupGloo> MakeGlooGroup(
+    const c10::intrusive_ptr<c10d::Store>& store, const RankEnv& env,
+    std::chrono::milliseconds timeout);
+
 // Sums every parameter's grad over the group and divides by the group size, through
 // one flat buffer (one all-reduce, as DDP's buckets do). Parameters without a grad
 // are an error: every rank must contribute the same tensors.
