@@ -19,7 +19,9 @@
 // (allreduce_calls_per_step: 4 or 1), counted where they are issued; the ranks'
 // parameters are checked to be equal bit for bit (the all-reduce kept them in sync).
 // Both variants run in the same ranks with the same threads (the benchmark's intra-op
-// budget split between the ranks, at least 1 each). On a CUDA host the ranks still run
+// budget split between the ranks on this machine, at least 1 each).
+// Under torchrun, srun or mpirun (distributed/README.md) the ranks are the launcher's:
+// this process is rank 0 and steps its own share, the world is the launcher's. On a CUDA host the ranks still run
 // on the CPU: the article's NCCL setting needs GPUs per rank. Memory: the work is in
 // the rank processes, which the harness's meter (this process) does not see: no claim.
 #include <torch/nn/functional.h>
@@ -29,6 +31,7 @@
 
 #include <utility>
 
+#include "distributed/launcher_env.h"
 #include "distributed/process_group.h"
 #include "distributed/rank_group.h"
 #include "distributed/rank_main.h"
@@ -118,7 +121,17 @@ class NoSync : public trickbench::Trick {
     trickbench::distributed::RankGroupOptions options;
     options.entry = "ddp_no_sync";
     options.world_size = kRanks;
-    options.threads_per_rank = std::max(1, at::get_num_threads() / kRanks);
+    int ranks_here = kRanks;
+    if (const auto* launched = trickbench::distributed::Launched()) {
+      // Each micro-batch is split evenly, or the ranks' shares would differ in size.
+      if ((kBatch / kMicroBatches) % launched->rank.world_size != 0) {
+        throw std::invalid_argument(
+            "the launcher's world of " + std::to_string(launched->rank.world_size) +
+            " ranks does not divide a micro-batch of " + std::to_string(kBatch / kMicroBatches));
+      }
+      ranks_here = launched->local_world_size;
+    }
+    options.threads_per_rank = std::max(1, at::get_num_threads() / ranks_here);
     ranks_ = std::make_unique<trickbench::distributed::RankGroup>(options);
     ranks_->Call(Request("setup", c10::ivalue::Tuple::create({c10::IValue(wl::Parameters(*model)),
                                                               batch.input, batch.target})));
@@ -143,7 +156,7 @@ class NoSync : public trickbench::Trick {
   std::map<std::string, double> Counters(const std::string& variant) override {
     return {{"allreduce_calls_per_step", static_cast<double>(allreduces_)},
             {"micro_batches", static_cast<double>(kMicroBatches)},
-            {"ranks", static_cast<double>(kRanks)},
+            {"ranks", static_cast<double>(ranks_->options().world_size)},
             {"intra_op_threads_per_rank", static_cast<double>(ranks_->options().threads_per_rank)}};
   }
 

@@ -26,7 +26,8 @@
 // baseline collapsed from oversubscription (~300 ms/step against ~25 ms for the
 // ranks): the order came from the thread count, not from processes vs threads. With
 // a budget of 1 both variants run 2 x 1 threads, the same oversubscription for both.
-// Across machines: distributed/README.md.
+// Across machines, and under torchrun, srun or mpirun (this process is then rank 0 and
+// steps its own share; the world is the launcher's): distributed/README.md.
 //
 // Not covered: the article's setting, one process per GPU with NCCL all-reduce against
 // one process driving several GPUs. Both variants here run on the CPU (Gloo over
@@ -63,6 +64,7 @@
 #include <utility>
 
 #include "determinism/guard.h"
+#include "distributed/launcher_env.h"
 #include "distributed/process_group.h"
 #include "distributed/rank_group.h"
 #include "distributed/rank_main.h"
@@ -290,7 +292,9 @@ class DdpVsDp : public trickbench::Trick {
     std::set<int64_t> distinct;
     for (int64_t i = 0; i < pids.numel(); ++i) distinct.insert(pids[i].item<int64_t>());
     const int world = ranks_->options().world_size;
-    if (distinct.size() != static_cast<size_t>(world) || distinct.count(getpid())) {
+    // Self-started ranks are other processes than this one; a launcher's rank 0 is this one.
+    if (distinct.size() != static_cast<size_t>(world) ||
+        distinct.count(getpid()) != (ranks_->launched() ? 1u : 0u)) {
       return "steps did not run in " + std::to_string(world) + " separate rank processes";
     }
     if (!state.at(1).toBool())
@@ -302,7 +306,9 @@ class DdpVsDp : public trickbench::Trick {
     const double ranks = ranks_ ? ranks_->options().local_ranks : kWorldSize;
     // The thread budget each variant used: both must fit the harness's intra-op budget
     // (--threads), or the faster one is merely the one with fewer threads per core.
-    std::map<std::string, double> c = {{"processes", variant == "ddp_gloo" ? ranks + 1.0 : 1.0},
+    // Processes on this machine: the ranks, and the benchmark unless it is rank 0.
+    const double processes = ranks + (ranks_ && ranks_->launched() ? 0.0 : 1.0);
+    std::map<std::string, double> c = {{"processes", variant == "ddp_gloo" ? processes : 1.0},
                                        {"replicas", static_cast<double>(kWorldSize)},
                                        {"thread_budget", static_cast<double>(thread_budget_)}};
     if (variant == "ddp_gloo" && ranks_) {
@@ -322,7 +328,17 @@ class DdpVsDp : public trickbench::Trick {
     trickbench::distributed::RankGroupOptions options;
     options.entry = "ddp_vs_dp";
     options.world_size = kWorldSize;
-    ApplyDriverEnvironment(&options);
+    if (const auto* launched = trickbench::distributed::Launched()) {
+      options.world_size = launched->rank.world_size;
+      options.local_ranks = launched->local_world_size;
+      if (kBatch % options.world_size != 0) {
+        throw std::invalid_argument(
+            "the launcher's world of " + std::to_string(options.world_size) +
+            " ranks does not divide the batch of " + std::to_string(kBatch));
+      }
+    } else {
+      ApplyDriverEnvironment(&options);
+    }
     thread_budget_ = at::get_num_threads();
     options.threads_per_rank = ThreadShare(thread_budget_, options.local_ranks);
     ranks_ = std::make_unique<trickbench::distributed::RankGroup>(options);

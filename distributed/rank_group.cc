@@ -8,11 +8,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <thread>
 
 #include "distributed/channel.h"
+#include "distributed/launched_group.h"
+#include "distributed/launcher_env.h"
 #include "distributed/process_group.h"
 #include "distributed/rank_env.h"
 
@@ -52,8 +55,25 @@ std::string DescribeStatus(int status) {
 
 }  // namespace
 
+const LaunchEnv* Launched() {
+  const LaunchedGroup* launched = LaunchedGroup::RankZero();
+  return launched ? &launched->env() : nullptr;
+}
+
 RankGroup::RankGroup(const RankGroupOptions& options) : options_(options) {
   if (options_.entry.empty()) throw std::invalid_argument("RankGroup: no rank entry named");
+  if (LaunchedGroup* launched = LaunchedGroup::RankZero()) {
+    const LaunchEnv& env = launched->env();
+    options_.world_size = env.rank.world_size;
+    options_.local_ranks = env.local_world_size;
+    options_.master_addr = env.rank.master_addr;
+    options_.master_port = env.rank.master_port;
+    options_.threads_per_rank = std::max(1, options_.threads_per_rank);
+    launched_id_ = launched->Open(options_.entry, options_.threads_per_rank);
+    launched_ = launched;
+    alive_ = true;
+    return;
+  }
   if (options_.world_size < 1) throw std::invalid_argument("RankGroup: world_size must be >= 1");
   if (options_.local_ranks < 0) options_.local_ranks = options_.world_size;
   if (options_.local_ranks < 1 || options_.local_ranks > options_.world_size) {
@@ -135,6 +155,15 @@ void RankGroup::Start() {
 
 c10::IValue RankGroup::Call(const c10::IValue& request) {
   if (!alive_) throw RankFailure("the rank group has stopped");
+  if (launched_ != nullptr) {
+    try {
+      return launched_->Call(launched_id_, request);
+    } catch (const RankFailure& e) {
+      alive_ = false;
+      throw RankFailure("ranks of '" + options_.entry + "' (" +
+                        LauncherName(launched_->env().launcher) + ") stopped: " + e.what());
+    }
+  }
   if (!SendFrame(control_fd_, FrameKind::kRequest, Pickle(request))) {
     const std::string exited = ReapExited();
     Fail("cannot send the request to rank 0" + (exited.empty() ? "" : ": " + exited));
@@ -204,6 +233,12 @@ void RankGroup::KillAll() {
 }
 
 void RankGroup::Stop(std::chrono::milliseconds grace) {
+  if (launched_ != nullptr) {
+    if (launched_id_ >= 0) launched_->Close(launched_id_);
+    launched_id_ = -1;
+    alive_ = false;
+    return;
+  }
   if (alive_ && control_fd_ >= 0) {
     SendFrame(control_fd_, FrameKind::kQuit, {});
     const auto deadline = std::chrono::steady_clock::now() + grace;

@@ -22,6 +22,11 @@
 //
 // With local_ranks < world_size only ranks 0..local_ranks-1 start here; the others are
 // the same binary started by hand on other machines (see distributed/README.md).
+//
+// Under a launcher (torchrun, srun, mpirun) this process is rank 0 itself and starts
+// nothing: a RankGroup is an instance on the launcher's group (distributed/launched_group.h),
+// its requests run on every launched rank, rank 0's handler here, and world_size,
+// local_ranks and the master address are the launcher's (options() says them).
 #pragma once
 
 #include <sys/types.h>
@@ -33,6 +38,13 @@
 #include <vector>
 
 namespace trickbench::distributed {
+
+struct LaunchEnv;  // distributed/launcher_env.h
+class LaunchedGroup;
+
+// The launcher's environment when this process is rank 0 under a launcher (its
+// RankGroups then start no process); nullptr when the benchmark starts its own ranks.
+const LaunchEnv* Launched();
 
 class RankFailure : public std::runtime_error {
  public:
@@ -67,10 +79,13 @@ class RankGroup {
   // Idempotent; the destructor calls it.
   void Stop(std::chrono::milliseconds grace = std::chrono::milliseconds(5000));
 
-  // Process ids of the local ranks, rank order (still listed after they are reaped).
+  // Process ids of the local ranks, rank order (still listed after they are reaped);
+  // none under a launcher.
   const std::vector<pid_t>& pids() const { return pids_; }
   const RankGroupOptions& options() const { return options_; }
   bool alive() const { return alive_; }
+  // True when the ranks are a launcher's (this process is rank 0).
+  bool launched() const { return launched_ != nullptr; }
 
  private:
   void Start();
@@ -86,6 +101,8 @@ class RankGroup {
   pid_t process_group_ = 0;
   int control_fd_ = -1;  // our end of rank 0's socket pair
   bool alive_ = false;
+  LaunchedGroup* launched_ = nullptr;  // under a launcher: the group, and our instance on it
+  int64_t launched_id_ = -1;
 };
 
 }  // namespace trickbench::distributed

@@ -11,6 +11,8 @@
 #include <thread>
 
 #include "distributed/channel.h"
+#include "distributed/launched_group.h"
+#include "distributed/launcher_env.h"
 #include "distributed/process_group.h"
 
 namespace trickbench::distributed {
@@ -67,12 +69,27 @@ int ServeRequests(Group& group, int control_fd, const RankHandler& handler) {
 }
 
 bool RunRankIfRequested(const char* entry, RankHandlerFactory factory) {
-  if (std::getenv("RANK") == nullptr) return false;
   const char* wanted = std::getenv("TRICKBENCH_RANK_ENTRY");
   if (wanted != nullptr && std::strcmp(wanted, entry) != 0) return false;
+  const auto getenv = [](const char* n) -> const char* { return std::getenv(n); };
 
+  // Under a launcher every rank is its process: rank 0 joins the group and goes on to
+  // main (the benchmark), the others serve it (distributed/launched_group.h).
   std::string error;
-  const auto env = ParseRankEnv([](const char* n) { return std::getenv(n); }, &error);
+  const auto launch = DetectLauncher(getenv, &error);
+  if (!error.empty()) {
+    std::cerr << "trickbench (" << entry << "): " << error << "\n";
+    ExitRank(2);
+  }
+  if (launch) {
+    RegisterRankMain(entry, factory);
+    if (launch->rank.rank != 0) ServeLaunchedRank(*launch, entry, factory);
+    LaunchedGroup::StartRankZero(*launch);
+    return false;
+  }
+
+  if (std::getenv("RANK") == nullptr) return false;
+  const auto env = ParseRankEnv(getenv, &error);
   if (!env) {
     std::cerr << "trickbench rank (" << entry << "): " << error << "\n";
     ExitRank(2);
@@ -81,8 +98,9 @@ bool RunRankIfRequested(const char* entry, RankHandlerFactory factory) {
   const int control_fd = EnvInt("TRICKBENCH_RANK_CONTROL_FD", -1);
   if (env->rank == 0 && control_fd < 0) {
     std::cerr << "trickbench rank (" << entry << "): rank 0 is started by the benchmark "
-              << "itself; run the binary without RANK on the MASTER_ADDR machine "
-              << "(see distributed/README.md)\n";
+              << "itself; run the binary without RANK on the MASTER_ADDR machine, or every "
+              << "rank under torchrun, srun or mpirun (no launcher's variables found; "
+              << "TRICKBENCH_LAUNCHER=env takes RANK as a launcher's: distributed/README.md)\n";
     ExitRank(2);
   }
   at::set_num_threads(std::max(1, EnvInt("TRICKBENCH_RANK_THREADS", 1)));

@@ -16,6 +16,10 @@
 // every rank calls the handler; rank 0 sends its reply back. A handler that throws
 // ends its rank with the message (rank 0 also sends it to the benchmark).
 //
+// Under a launcher (torchrun, srun, mpirun: distributed/launcher_env.h) every rank is the
+// launcher's: rank 0 joins the launcher's group here and returns false, so main runs
+// the benchmark; the others serve it (distributed/launched_group.h) and exit when it ends.
+//
 // Ranks started by RankGroup serve one group and exit. A rank started by hand on
 // another machine (RANK >= 1, see distributed/README.md) serves group after group: each
 // instance of a benchmark is a new group on the same MASTER_ADDR:MASTER_PORT; it exits
