@@ -1,0 +1,158 @@
+// cudnn_benchmark_dynamic_shapes (A15, B): cuDNN's autotuner when every batch has a new
+// input shape.
+//
+// A15 and B: benchmark mode "is recommended when the input size does not change often;
+// if it changes often, the autotuner has to benchmark too often, which can hurt
+// performance". cudnn_benchmark measures the static case; this file the other: every
+// call of a variant's body convolves a batch of a shape that variant has not seen in
+// this process, so benchmark mode times cuDNN's algorithms (cudnnFind) on every call,
+// while the default variant only asks the heuristics for a plan per new shape.
+//
+// Work: two 3x3 convolutions of ResNet-50's stage 2 (64 -> 64 channels, each followed by
+// BatchNorm in eval mode and ReLU), inference, on batches of N = 56..71 images of
+// H x W = 48..79 x 48..79 (ResNet-50's stage 2 is 64 x 56 x 56): ~15 GFLOP per convolution
+// at the middle shape, ~100 us on an H200. Shape number i is (56 + i % 16,
+// 48 + i / 16 % 32, 48 + i / 512 % 32): 16384 shapes before one repeats, far more than a
+// run calls (the counter distinct_shapes says how many it did). Both variants walk the
+// same sequence, so they do the same work.
+//
+// Fairness, as in cudnn_benchmark (whose comment has the reasoning): cuDNN's plan cache
+// is keyed by shape and flags, not by benchmark mode, so each variant's convolutions get
+// keys of their own at the same work: the default variant pads rows explicitly ([H+2, W]
+// input, padding (0, 1)), the autotuned one columns. The shape counters are per variant
+// and per process, so a shape the checks used is not reused by the timed runs.
+//
+// Equivalence: each call's input is the top-left corner of one seeded tensor, and the
+// outputs' top-left [56, 64, 44, 44] (what every shape has, less the two rows and
+// columns the padding of two convolutions reaches) depend on that corner only: the
+// same for every shape. Tolerance rtol 1e-2, atol 1e-3: TF32 convolutions, different
+// algorithms (cudnn_benchmark's). Determinism: under deterministic mode the autotuned
+// variant keeps benchmark mode off (cudnn_benchmark's rule) and the shape counter is the
+// instance's own, so two seeded runs see the same shapes and give the same bits.
+#include <torch/nn/functional.h>
+#include <torch/nn/modules/batchnorm.h>
+#include <torch/nn/modules/conv.h>
+#include <torch/utils.h>
+
+#include <chrono>
+
+#include "harness/trick.h"
+
+namespace {
+
+namespace F = torch::nn::functional;
+
+constexpr int64_t kChannels = 64, kMinBatch = 56, kMinSide = 48, kSides = 32, kBatches = 16;
+constexpr int64_t kCrop = kMinSide - 4;  // two 3x3 convolutions reach two pixels in
+
+struct Shape {
+  int64_t batch, height, width;
+};
+
+Shape ShapeNumber(int64_t i) {
+  return {kMinBatch + i % kBatches, kMinSide + i / kBatches % kSides,
+          kMinSide + i / (kBatches * kSides) % kSides};
+}
+
+bool DeterministicModeOn() {
+  return at::globalContext().deterministicCuDNN() || at::globalContext().deterministicAlgorithms();
+}
+
+// Shapes used so far in this process, per padding orientation (per variant).
+int64_t& ProcessShapeCounter(bool pad_rows) {
+  static int64_t rows = 0, columns = 0;
+  return pad_rows ? rows : columns;
+}
+
+class CudnnBenchmarkDynamicShapes : public trickbench::Trick {
+ public:
+  void SetUp(const trickbench::Instance& s) override {
+    pad_rows_ = s.variant != "autotuned";
+    for (auto* c : {&conv1_, &conv2_}) {
+      *c = torch::nn::Conv2d(torch::nn::Conv2dOptions(kChannels, kChannels, 3).bias(false));
+      (*c)->to(s.device);
+    }
+    for (auto* b : {&bn1_, &bn2_}) {
+      *b = torch::nn::BatchNorm2d(kChannels);
+      (*b)->to(s.device);
+      (*b)->eval();
+    }
+    const int64_t side = kMinSide + kSides - 1;
+    input_ = torch::randn({kMinBatch + kBatches - 1, kChannels, side, side}).to(s.device);
+  }
+
+  void DefaultAlgorithms() { Run(/*autotune=*/false); }
+  void Autotuned() { Run(/*autotune=*/true); }
+
+  trickbench::Tensors Result() override {
+    return {out_.narrow(0, 0, kMinBatch).narrow(2, 0, kCrop).narrow(3, 0, kCrop).cpu()};
+  }
+
+  std::string Inactive(const std::string& variant) override {
+    if (variant == "autotuned" && !benchmark_in_body_) {
+      return deterministic_in_body_ ? "benchmark mode kept off: deterministic mode is on"
+                                    : "benchmark mode was off during the body";
+    }
+    if (variant == "default_algorithms" && benchmark_in_body_) return "benchmark mode was on";
+    if (repeated_shape_) return "a shape repeated: the counter wrapped after 16384 shapes";
+    return "";
+  }
+
+  std::map<std::string, double> Counters(const std::string& variant) override {
+    // Wall time of the instance's first and last body: each pays a new shape's search.
+    return {{"first_run_ms", std::max(first_run_ms_, 1e-6)},
+            {"later_run_ms", std::max(last_run_ms_, 1e-6)},
+            {"distinct_shapes", static_cast<double>(ProcessShapeCounter(pad_rows_))}};
+  }
+
+ private:
+  torch::Tensor Conv(const torch::nn::Conv2d& c, const torch::Tensor& x) const {
+    if (pad_rows_)
+      return F::conv2d(F::pad(x, F::PadFuncOptions({0, 0, 1, 1})), c->weight,
+                       F::Conv2dFuncOptions().padding(torch::ExpandingArray<2>({0, 1})));
+    return F::conv2d(F::pad(x, F::PadFuncOptions({1, 1, 0, 0})), c->weight,
+                     F::Conv2dFuncOptions().padding(torch::ExpandingArray<2>({1, 0})));
+  }
+
+  void Run(bool autotune) {
+    const auto start = std::chrono::steady_clock::now();
+    deterministic_in_body_ = DeterministicModeOn();
+    at::globalContext().setBenchmarkCuDNN(autotune && !deterministic_in_body_);
+    benchmark_in_body_ = at::globalContext().benchmarkCuDNN();
+    // Under deterministic mode the instance's own count: reproducible shapes.
+    int64_t& counter = deterministic_in_body_ ? own_counter_ : ProcessShapeCounter(pad_rows_);
+    repeated_shape_ |= counter >= kBatches * kSides * kSides;
+    const Shape s = ShapeNumber(counter++);
+    {
+      torch::NoGradGuard no_grad;
+      const torch::Tensor x =
+          input_.narrow(0, 0, s.batch).narrow(2, 0, s.height).narrow(3, 0, s.width);
+      out_ = torch::relu(bn2_(Conv(conv2_, torch::relu(bn1_(Conv(conv1_, x))))));
+    }
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    (runs_++ == 0 ? first_run_ms_ : last_run_ms_) = ms;
+  }
+
+  bool pad_rows_ = true;
+  bool benchmark_in_body_ = false, deterministic_in_body_ = false, repeated_shape_ = false;
+  int64_t runs_ = 0, own_counter_ = 0;
+  double first_run_ms_ = 0, last_run_ms_ = 0;
+  torch::nn::Conv2d conv1_{nullptr}, conv2_{nullptr};
+  torch::nn::BatchNorm2d bn1_{nullptr}, bn2_{nullptr};
+  torch::Tensor input_, out_;
+};
+
+}  // namespace
+
+TRICKBENCH_TRICK(cudnn_benchmark_dynamic_shapes, CudnnBenchmarkDynamicShapes)
+    .Category("Model architecture and training")
+    .Source("A15, B")
+    .Claim(
+        "with input sizes that change often, benchmark mode re-tunes too often and can "
+        "hurt performance (no figure)")
+    .Expect(trickbench::claim::Slower())
+    .NeedsCuda("cuDNN's algorithm autotuning exists only on CUDA devices")
+    .Variant("default_algorithms", &CudnnBenchmarkDynamicShapes::DefaultAlgorithms)
+    .Variant("autotuned", &CudnnBenchmarkDynamicShapes::Autotuned)
+    .Tolerance(1e-2, 1e-3);
