@@ -62,13 +62,15 @@ const LaunchEnv* Launched() {
 
 RankGroup::RankGroup(const RankGroupOptions& options) : options_(options) {
   if (options_.entry.empty()) throw std::invalid_argument("RankGroup: no rank entry named");
+  if (options_.threads_per_rank < 1) throw std::invalid_argument("RankGroup: threads_per_rank < 1");
+  if (options_.reply_timeout.count() <= 0)
+    throw std::invalid_argument("RankGroup: reply_timeout <= 0");
   if (LaunchedGroup* launched = LaunchedGroup::RankZero()) {
     const LaunchEnv& env = launched->env();
     options_.world_size = env.rank.world_size;
     options_.local_ranks = env.local_world_size;
     options_.master_addr = env.rank.master_addr;
     options_.master_port = env.rank.master_port;
-    options_.threads_per_rank = std::max(1, options_.threads_per_rank);
     launched_id_ = launched->Open(options_.entry, options_.threads_per_rank);
     launched_ = launched;
     alive_ = true;
@@ -80,9 +82,6 @@ RankGroup::RankGroup(const RankGroupOptions& options) : options_(options) {
     throw std::invalid_argument(
         "RankGroup: local_ranks must be in 1..world_size (rank 0 is local)");
   }
-  if (options_.threads_per_rank < 1) throw std::invalid_argument("RankGroup: threads_per_rank < 1");
-  if (options_.reply_timeout.count() <= 0)
-    throw std::invalid_argument("RankGroup: reply_timeout <= 0");
   if (options_.master_port == 0) options_.master_port = FreeLoopbackPort();
   Start();
 }
