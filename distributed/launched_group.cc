@@ -224,7 +224,8 @@ void LaunchedGroup::StartRankZero(const LaunchEnv& env) {
     state->Join(WaitLimit());
   } catch (const std::exception& e) {
     std::cerr << state->Who() << ": cannot form the group of " << env.rank.world_size
-              << " ranks at " << state->Where() << ": " << Describe(e) << "\n";
+              << " ranks at " << state->Where() << " within " << WaitLimit().count() / 1000
+              << " s (TRICKBENCH_RANK_WAIT_S): " << Describe(e) << "\n";
     ExitProcess(1);
   }
   // Never destroyed: the watcher thread and the exit handler use it to the end.
