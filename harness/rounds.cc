@@ -177,6 +177,7 @@ bool RunRounds(const TimedRunInput& in, TimingBackend& timing, TimedRun* run, st
   for (size_t ci = 0; ci < cases.size(); ++ci) {
     const std::string& case_name = cases[ci];
     const size_t nv = def.variants().size();
+    const Clock::time_point setup_start = Clock::now();
     CaseInstances instances(def, ci, in.device, in.opts.seed, warmup, timing);
     std::string failed_variant;
     if (!instances.Build(&failed_variant, error)) {
@@ -200,6 +201,7 @@ bool RunRounds(const TimedRunInput& in, TimingBackend& timing, TimedRun* run, st
         out.iterations.push_back(Calibrate(runners[vi], in.opts.min_time));
       }
       const Clock::time_point case_start = Clock::now();
+      run->setup_seconds += std::chrono::duration<double>(case_start - setup_start).count();
       for (size_t r = 0; r < plan.rounds.size(); ++r) {
         for (size_t position = 0; position < nv; ++position) {
           const int vi = plan.rounds[r][position];
@@ -223,6 +225,7 @@ bool RunRounds(const TimedRunInput& in, TimingBackend& timing, TimedRun* run, st
           out.samples.push_back(s);
         }
       }
+      run->rounds_seconds += Since(case_start);
     } catch (const std::exception& e) {
       *error = BenchmarkName(def, case_name, def.variants()[0].name) +
                ": threw: " + DescribeException(e);

@@ -46,6 +46,10 @@ struct TimedRunInput {
 
 struct TimedRun {
   std::vector<results::CaseRounds> rounds;  // one per case timed, in the trick's order
+  // Wall seconds, every case together: the instances' set-up, warm-up and calibration,
+  // and the paired rounds themselves (the only part that measures).
+  double setup_seconds = 0;
+  double rounds_seconds = 0;
 };
 
 // A slowdown planted for the noise study (--plant_slowdown=VARIANT:FACTOR): after the

@@ -5,6 +5,7 @@
 #include <torch/version.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <thread>
@@ -70,6 +71,20 @@ int PrintFingerprints(const TrickDef& def, const torch::Device& device, uint64_t
   std::cout << out.dump() << "\n";
   return results::kExitOk;
 }
+
+// Seconds since the last lap (or construction): the phases of tb.phase_seconds.
+class PhaseClock {
+ public:
+  double Lap() {
+    const auto now = std::chrono::steady_clock::now();
+    const double seconds = std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+    return seconds;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
 
 // The timing backend for the run, with a word on flags that do not apply to it.
 std::unique_ptr<TimingBackend> ChooseTiming(const torch::Device& device, const RunOptions& opts) {
@@ -174,13 +189,18 @@ int TrickMain(int argc, char** argv) {
   std::cout << def.id() << ": checking " << def.variants().size() << " variants x "
             << def.cases(device).size() << " case(s) on " << device.str() << ", " << threads
             << " threads\n";
+  results::PhaseSeconds& phases = tb.phase_seconds.emplace();
+  PhaseClock clock;
   const CheckReport checks = RunChecks(def, device, opts.seed, timing.get());
+  phases.checks = clock.Lap();
   tb.checks = checks.cases;
   // One reproducibility check per run: it runs the reproduced variant twice under the
   // determinism guard, and its answer does not change from one process to the next.
   tb.reproducibility = !checks.ok         ? NotChecked("not run: the checks failed")
                        : opts.process > 1 ? NotChecked("checked by process 1 of this run")
                                           : CheckReproducibility(def, device, opts.seed);
+  const double reproducibility_seconds = clock.Lap();
+  if (tb.reproducibility->checked) phases.reproducibility = reproducibility_seconds;
   if (checks.ok && opts.profile) {
     std::vector<ProfileTrace> traces;
     const bool profiled = ProfileVariants(def, device, opts.seed, out_path, &traces, &error);
@@ -211,6 +231,8 @@ int TrickMain(int argc, char** argv) {
   file.context["num_cpus"] = load.cpus;
   TimedRun run;
   const bool timed = RunRounds({def, opts, device}, *timing, &run, &error);
+  phases.rounds_setup = run.setup_seconds;
+  phases.rounds = run.rounds_seconds;
   tb.rounds = std::move(run.rounds);
   tb.status = timed ? ResultStatus::kOk : ResultStatus::kError;
   tb.reason = timed ? "" : error;

@@ -227,6 +227,10 @@ Report MergeRun(const std::string& run_dir) {
   std::map<std::string, std::vector<const results::IndexEntry*>> by_id;
   for (const results::IndexEntry& entry : index.tricks) {
     report.run_seconds += entry.seconds;
+    if (entry.phase_seconds) {
+      if (!report.phase_seconds) report.phase_seconds.emplace();
+      *report.phase_seconds += *entry.phase_seconds;
+    }
     auto& group = by_id[entry.id];
     if (group.empty()) order.push_back(entry.id);
     group.push_back(&entry);

@@ -325,6 +325,37 @@ TEST(Rounds, ImpreciseIsInconclusiveWithProcessesAndRoundsToSettleIt) {
   EXPECT_NE(md.find("inconclusive (imprecise)"), std::string::npos);
 }
 
+// How much of the run measured: the index's phases summed, each a share of the trick
+// processes' wall time, the rest start and exit; kept through report.json.
+TEST(Rounds, TheReportSaysWhereTheRunsTimeWent) {
+  const std::string dir =
+      WriteSimulatedRun(ScratchDir("phases"), {{"alpha", stats::Simulate(Quiet(2, 1.25), 5)}});
+  EXPECT_EQ(doc::PrintMarkdown(ReportDocument(MergeRun(dir))).find("Time:"), std::string::npos)
+      << "an index without phases says nothing of them";
+  json index = json::parse(Slurp(dir + "/index.json"));  // two processes of 30 s each
+  index["tricks"][0]["phase_seconds"] = {
+      {"checks", 6}, {"reproducibility", 3}, {"rounds_setup", 3}, {"rounds", 12}};
+  index["tricks"][1]["phase_seconds"] = {
+      {"checks", 6}, {"reproducibility", 0}, {"rounds_setup", 3}, {"rounds", 12}};
+  Spit(dir + "/index.json", index.dump());
+  const Report r = MergeRun(dir);
+  ASSERT_TRUE(r.phase_seconds.has_value());
+  EXPECT_EQ(r.run_seconds, 60);
+  EXPECT_EQ(r.phase_seconds->rounds, 24);
+  EXPECT_EQ(r.phase_seconds->checks, 12);
+  const std::string md = doc::PrintMarkdown(ReportDocument(r));
+  EXPECT_NE(md.find("Time: 60 s in trick processes; in timed rounds 24 s (40%), timed "
+                    "instances' set-up, warm-up and calibration 6 s (10%), checks 12 s (20%), "
+                    "reproducibility 3 s (5%), process start and exit (and processes that "
+                    "recorded nothing) 15 s (25%)."),
+            std::string::npos)
+      << md;
+  const Report back = ReportFromJson(ReportToJson(r), "report.json");
+  ASSERT_TRUE(back.phase_seconds.has_value());
+  EXPECT_EQ(back.phase_seconds->rounds_setup, 6);
+  EXPECT_EQ(doc::PrintMarkdown(ReportDocument(back)), md);
+}
+
 TEST(Rounds, OneProcessSaysItsIntervalLeavesOutProcesses) {
   const Report r = MergeRun(
       WriteSimulatedRun(ScratchDir("one"), {{"alpha", stats::Simulate(Quiet(1, 1.3), 5)}}));

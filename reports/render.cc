@@ -1,5 +1,6 @@
 #include "reports/render.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "common/atomic_file.h"
@@ -111,6 +112,22 @@ std::string SummaryLine(const Report& r) {
          FormatPercent(kImpreciseHalfWidth, 0, false) + ", marked " + kImpreciseMark +
          "; a finding only where the whole interval lies beyond ±" +
          FormatPercent(kNoEffectBand, 0, false) + ").";
+}
+
+// Where the trick processes' time went: a run is worth the measurement it holds.
+std::string TimeSplitLine(const Report& r) {
+  const results::PhaseSeconds& p = *r.phase_seconds;
+  auto part = [&r](const std::string& what, double seconds) {
+    const double share = r.run_seconds > 0 ? seconds / r.run_seconds : 0;
+    return what + " " + FormatDuration(seconds) + " (" + FormatPercent(share, 0, false) + ")";
+  };
+  return "Time: " + FormatDuration(r.run_seconds) + " in trick processes; " +
+         part("in timed rounds", p.rounds) + ", " +
+         part("timed instances' set-up, warm-up and calibration", p.rounds_setup) + ", " +
+         part("checks", p.checks) + ", " + part("reproducibility", p.reproducibility) + ", " +
+         part("process start and exit (and processes that recorded nothing)",
+              std::max(0.0, r.run_seconds - p.Sum())) +
+         ".";
 }
 
 std::string MethodLine(const Report& r) {
@@ -421,6 +438,7 @@ doc::Document ReportDocument(const Report& r) {
     d.blocks.push_back(note);
   }
   d.blocks.push_back(doc::Paragraph{SummaryLine(r)});
+  if (r.phase_seconds) d.blocks.push_back(doc::Paragraph{TimeSplitLine(r)});
   d.sections.push_back({"Verdicts", "", {VerdictTable(r)}, {}});
   d.sections.push_back({"Speedups (95% intervals, log scale); shaded: what the claim states",
                         "",

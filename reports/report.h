@@ -158,6 +158,11 @@ struct Report {
   std::vector<std::string> forwarded_flags;
   int processes = 1;                     // processes per trick run_all was asked for
   double run_seconds = 0;                // the trick processes' wall time, summed
+  // Where that time went: the phases of the processes that recorded them (the index's
+  // phase_seconds), summed; none for a run from before they were recorded. What the
+  // rest of run_seconds holds (start, exit, processes that recorded nothing) is
+  // run_seconds less their sum: TimeSplitLine (render.h) says it.
+  std::optional<results::PhaseSeconds> phase_seconds;
   results::MachineState machine;         // the index's; -1 where unknown
   std::optional<results::AbSession> ab;  // set when the run was one side of run_all --ab
   std::map<std::string, std::string> environment;

@@ -161,7 +161,7 @@ Json ReportToJson(const Report& r) {
           {"order", r.ab->order}};
   }
   for (const auto& [k, v] : r.environment) env[k] = v;
-  return {{"kind", kReportKind},
+  Json j = {{"kind", kReportKind},
           {"schema_version", kReportSchemaVersion},
           {"source", r.source},
           {"started", r.started},
@@ -200,6 +200,9 @@ Json ReportToJson(const Report& r) {
             {"settings", n.settings},
             {"imprecise", n.imprecise}}},
           {"tricks", tricks}};
+  // Optional: reports of runs from before the phases were recorded have none.
+  if (r.phase_seconds) j["phase_seconds"] = results::ToJson(*r.phase_seconds);
+  return j;
 }
 
 Report ReportFromJson(const Json& j, const std::string& file) {
@@ -229,6 +232,10 @@ Report ReportFromJson(const Json& j, const std::string& file) {
   r.environment_notes = f.Strings(j, "", "environment_notes");
   r.processes = static_cast<int>(f.Int(j, "", "processes", 1));
   r.run_seconds = f.Number(j, "", "run_seconds");
+  if (f.Has(j, "", "phase_seconds")) {
+    r.phase_seconds = results::PhaseSecondsFromJson(f, f.Member(j, "", "phase_seconds"),
+                                                    "phase_seconds");
+  }
   const Json& m = f.Object(j, "", "machine");
   r.machine.load_start = f.Number(m, "machine", "load_start");
   r.machine.load_end = f.Number(m, "machine", "load_end");

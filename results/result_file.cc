@@ -135,6 +135,7 @@ Json TrickResultJson(const TrickResult& t) {
     j["checks"] = std::move(cases);
   }
   if (t.reproducibility) j["reproducibility"] = ReproducibilityJson(*t.reproducibility);
+  if (t.phase_seconds) j["phase_seconds"] = ToJson(*t.phase_seconds);
   if (!t.rounds.empty()) {
     Json cases = Json::array();
     for (const CaseRounds& c : t.rounds) cases.push_back(CaseRoundsJson(c));
@@ -144,6 +145,7 @@ Json TrickResultJson(const TrickResult& t) {
 }
 
 }  // namespace
+
 
 std::vector<double> CaseRounds::LogRatios(int variant) const {
   std::map<int, double> base, other;

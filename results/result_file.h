@@ -33,6 +33,7 @@
 
 #include "results/checked_json.h"
 #include "results/expectation.h"
+#include "results/phases.h"
 #include "results/status.h"
 #include "results/tolerance.h"
 
@@ -181,6 +182,8 @@ struct TrickResult {
   std::optional<Reproducibility> reproducibility;
   // Status ok: one entry per case, in `cases` order; the only samples.
   std::vector<CaseRounds> rounds;
+  // Optional (absent in files from before it was recorded).
+  std::optional<PhaseSeconds> phase_seconds;
 };
 
 struct ResultFile {

@@ -256,6 +256,10 @@ ResultFile ResultFile::FromJson(const Json& j, const std::string& file) {
   }
   if (tb.contains("nvtx")) t.nvtx = f.Bool(tb, tpath, "nvtx");
   if (tb.contains("reproducibility")) t.reproducibility = ReadReproducibility(f, tb);
+  if (tb.contains("phase_seconds")) {
+    t.phase_seconds = PhaseSecondsFromJson(f, f.Object(tb, tpath, "phase_seconds"),
+                                           JsonPath(tpath, "phase_seconds"));
+  }
 
   const bool ok = t.status == ResultStatus::kOk;
   if (tb.contains("rounds")) {

@@ -58,6 +58,7 @@ TEST(ResultFile, KeepsTheFieldOrderOfTheWriters) {
                                             "nvtx",
                                             "checks",
                                             "reproducibility",
+                                            "phase_seconds",
                                             "rounds"}));
   std::vector<std::string> settings;
   for (const auto& [k, v] : tb["settings"].items()) settings.push_back(k);
@@ -130,7 +131,7 @@ TEST(ResultFile, ReadsOlderFiles) {
 
   Json ok = testing::FullResult().ToJson();
   Json& tb = ok["trickbench"];
-  for (const char* k : {"needs_cuda", "nvtx"}) tb.erase(k);
+  for (const char* k : {"needs_cuda", "nvtx", "phase_seconds"}) tb.erase(k);
   for (const char* k :
        {"check_steps", "random_interleaving", "timing", "flush_l2", "rounds", "process", "plant"}) {
     tb["settings"].erase(k);
@@ -160,6 +161,8 @@ TEST(ResultFile, ReadsOlderFiles) {
   EXPECT_EQ(back.trickbench.rounds.size(), 2u);
   EXPECT_EQ(back.trickbench.settings.rounds, 0);
   EXPECT_EQ(back.trickbench.settings.plant_factor, 1);
+  EXPECT_FALSE(back.trickbench.phase_seconds.has_value());
+  EXPECT_FALSE(back.ToJson()["trickbench"].contains("phase_seconds"));
   EXPECT_FALSE(back.ToJson().contains("benchmarks"));
 }
 
@@ -254,6 +257,10 @@ TEST(ResultFile, RejectsBadInputNamingTheField) {
       {[](Json& j) { j["trickbench"]["settings"]["plant"]["factor"] = 0.5; },
        "r.json: trickbench.settings.plant.factor: below 1 (a plant only slows)"},
       {[](Json& j) { j["trickbench"]["id"] = ""; }, "r.json: trickbench.id: empty"},
+      {[](Json& j) { j["trickbench"]["phase_seconds"]["checks"] = -0.5; },
+       "r.json: trickbench.phase_seconds.checks: negative (a duration in seconds)"},
+      {[](Json& j) { j["trickbench"]["phase_seconds"].erase("rounds"); },
+       "r.json: trickbench.phase_seconds.rounds: missing"},
       {[](Json& j) { j["trickbench"].erase("claim"); }, "r.json: trickbench.claim: missing"},
       {[](Json& j) { j["trickbench"]["needs_cuda"] = "no"; },
        "r.json: trickbench.needs_cuda: expected a boolean, got a string"},

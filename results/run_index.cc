@@ -20,6 +20,7 @@ Json RunIndex::ToJson() const {
                        {"result", t.result ? Json(*t.result) : Json(nullptr)},
                        {"log", t.log},
                        {"process", t.process}});
+    if (t.phase_seconds) entries.back()["phase_seconds"] = results::ToJson(*t.phase_seconds);
   }
   Json j = {{"schema_version", kIndexSchemaVersion},
             {"kind", kIndexKind},
@@ -157,6 +158,10 @@ RunIndex RunIndex::FromJson(const Json& j, const std::string& file) {
       if (e.seconds < 0) f.Fail(JsonPath(path, "seconds"), "negative time");
     }
     if (f.Has(t, path, "log")) e.log = f.String(t, path, "log");
+    if (f.Has(t, path, "phase_seconds")) {
+      e.phase_seconds = PhaseSecondsFromJson(f, f.Member(t, path, "phase_seconds"),
+                                             JsonPath(path, "phase_seconds"));
+    }
     index.tricks.push_back(std::move(e));
   }
   return index;

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "results/checked_json.h"
+#include "results/phases.h"
 #include "results/status.h"
 
 namespace trickbench {
@@ -51,6 +52,9 @@ struct IndexEntry {
   std::optional<std::string> result;  // result file name in the folder; none if not written
   std::string log;                    // its stdout and stderr, file name in the folder
   int process = 1;                    // which of the trick's processes (1-based)
+  // Where its time went, from its result file (optional: none when it wrote none, or
+  // before it was recorded); `seconds` less their sum is its start and exit.
+  std::optional<PhaseSeconds> phase_seconds;
 };
 
 // The machine around the run (common/interference.h); -1 where unknown.

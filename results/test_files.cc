@@ -92,6 +92,8 @@ ResultFile FullResult() {
                {"large", false, "ffee", "result[0]", ""},
                {"huge", false, "", "", "out of memory"}};
   t.reproducibility = rep;
+  t.phase_seconds = PhaseSeconds{.checks = 1.25, .reproducibility = 0.5, .rounds_setup = 0.75,
+                                 .rounds = 2.5};
   return r;
 }
 
@@ -118,6 +120,7 @@ RunIndex FullIndex() {
                             wrote ? std::optional<std::string>(id + ".p1.json") : std::nullopt,
                             id + ".p1.log", 1});
   }
+  index.tricks[0].phase_seconds = PhaseSeconds{.checks = 0.25, .rounds_setup = 0.125, .rounds = 1};
   IndexEntry again = index.tricks[0];
   again.process = 2;
   again.result = "trick_0.p2.json";

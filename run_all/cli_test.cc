@@ -271,6 +271,19 @@ TEST(RunAll, RunsEachTrickInSeveralProcessesRoundRobinAndNotAgainAfterASkip) {
     const std::string result = Read(dir + "/" + stem + ".json");
     EXPECT_NE(result.find("\"process\": " + std::to_string(t.process)), std::string::npos)
         << stem << " does not record its process";
+    // Where its time went, copied from its result file; the phases fit in its wall time,
+    // and only process 1 checks reproducibility.
+    ASSERT_TRUE(t.phase_seconds.has_value()) << stem;
+    EXPECT_GT(t.phase_seconds->rounds, 0) << stem;
+    EXPECT_GT(t.phase_seconds->checks, 0) << stem;
+    EXPECT_LE(t.phase_seconds->Sum(), t.seconds) << stem;
+    EXPECT_EQ(t.phase_seconds->reproducibility > 0, t.process == 1) << stem;
+  }
+  EXPECT_NE(p.output.find("  timed "), std::string::npos) << p.output;
+  for (const auto& t : index.tricks) {
+    if (t.id != "wrong_answer") continue;
+    ASSERT_TRUE(t.phase_seconds.has_value());
+    EXPECT_EQ(t.phase_seconds->rounds, 0) << "invalid: never timed";
   }
   // The machine around the run (Linux has a load average; steal and switches counted).
   EXPECT_GE(index.machine.load_start, 0);

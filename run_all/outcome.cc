@@ -50,6 +50,7 @@ results::IndexEntry Classify(const std::string& id, int process, const ChildExit
     try {
       result = results::ReadResultFile(result_path).trickbench;
       entry.result = stem + ".json";
+      entry.phase_seconds = result->phase_seconds;
     } catch (const results::InputError& e) {
       rejected = e.what();
     }

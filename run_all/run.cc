@@ -244,8 +244,14 @@ class Session {
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       std::snprintf(line, sizeof line, "%-8s %6.1fs  (elapsed %s)", Name(entry.outcome).c_str(),
                     entry.seconds, Clock(elapsed).c_str());
-      out_ << line << (entry.reason.empty() ? "" : "  ") << entry.reason.substr(0, 160)
-           << std::endl;
+      out_ << line;
+      if (entry.phase_seconds && entry.seconds > 0) {
+        // How much of the process measured (results/phases.h); the report sums the run.
+        std::snprintf(line, sizeof line, "  timed %2.0f%%",
+                      100 * entry.phase_seconds->rounds / entry.seconds);
+        out_ << line;
+      }
+      out_ << (entry.reason.empty() ? "" : "  ") << entry.reason.substr(0, 160) << std::endl;
       side.index.tricks.push_back(entry);
       if (entry.outcome != RunOutcome::kOk && entry.outcome != RunOutcome::kSkipped) ++side.bad;
       // Another process of a trick that cannot run here (skipped) or gives a wrong
