@@ -10,6 +10,9 @@
 // run's LoadTrace counts the samples decoded per codec (by the bytes' signature).
 #include <torch/data.h>
 
+#include <filesystem>
+
+#include "common/shared_data.h"
 #include "data/codec.h"
 #include "data/dataset.h"
 #include "data/image_set.h"
@@ -26,28 +29,33 @@ constexpr int64_t kImages = 128;
 class DecodeFormat : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Instance& s) override {
-    const auto jpegs = EncodeAll(
-        MakeSyntheticImages({.count = kImages, .height = 128, .width = 128}), ImageFormat::kJpeg);
-    std::vector<EncodedSample> bmps, raws;
-    for (size_t i = 0; i < jpegs.size(); ++i) {
-      const torch::Tensor pixels = DecodeImage(jpegs[i].bytes, "sample " + std::to_string(i));
-      bmps.push_back({EncodeImage(pixels, ImageFormat::kBmp), jpegs[i].label});
-      raws.push_back({EncodeImage(pixels, ImageFormat::kRaw), jpegs[i].label});
-    }
-    dir_ = std::make_unique<TempDir>(DefaultDataRoot(), "tb_decode_format");
+    // The three folders are written once per run and shared (common/shared_data.h).
+    const SyntheticSpec spec{
+        .count = kImages, .height = 128, .width = 128, .seed = kSharedImageSeed};
+    const std::string dir =
+        trickbench::SharedDataDir(SharedKey(spec, "decode_format"), [&](const std::string& d) {
+          const auto jpegs = EncodeAll(MakeSyntheticImages(spec), ImageFormat::kJpeg);
+          std::vector<EncodedSample> bmps, raws;
+          for (size_t i = 0; i < jpegs.size(); ++i) {
+            const torch::Tensor pixels = DecodeImage(jpegs[i].bytes, "sample " + std::to_string(i));
+            bmps.push_back({EncodeImage(pixels, ImageFormat::kBmp), jpegs[i].label});
+            raws.push_back({EncodeImage(pixels, ImageFormat::kRaw), jpegs[i].label});
+          }
+          FileStore::Write(d + "/jpeg", jpegs, ImageFormat::kJpeg);
+          FileStore::Write(d + "/bmp", bmps, ImageFormat::kBmp);
+          FileStore::Write(d + "/raw", raws, ImageFormat::kRaw);
+        });
     const DatasetOptions options{
         .seed = trickbench::HarnessRng()(), .augment = {.crop = 112}, .trace = trace_};
-    auto add = [&](ImageFormat f, const std::vector<EncodedSample>& samples) {
-      auto store = std::make_shared<FileStore>(
-          FileStore::Write(dir_->path() + "/" + FormatName(f), samples, f));
+    for (ImageFormat f : {ImageFormat::kJpeg, ImageFormat::kBmp, ImageFormat::kRaw}) {
+      auto store = std::make_shared<FileStore>(dir + "/" + FormatName(f));
       int64_t bytes = 0;
-      for (const auto& s : samples) bytes += static_cast<int64_t>(s.bytes.size());
+      for (const auto& path : store->Files()) {
+        bytes += static_cast<int64_t>(std::filesystem::file_size(path));
+      }
       stored_bytes_[FormatName(f)] = bytes;
       datasets_.emplace(FormatName(f), ImageDataset(store, options));
-    };
-    add(ImageFormat::kJpeg, jpegs);
-    add(ImageFormat::kBmp, bmps);
-    add(ImageFormat::kRaw, raws);
+    }
   }
 
   void Jpeg() { Epoch("jpeg"); }
@@ -84,7 +92,6 @@ class DecodeFormat : public trickbench::Trick {
              [this](torch::data::Example<>& b) { digest_.Add(b); });
   }
 
-  std::unique_ptr<TempDir> dir_;
   std::map<std::string, ImageDataset> datasets_;
   std::map<std::string, int64_t> stored_bytes_;
   std::shared_ptr<LoadTrace> trace_ = std::make_shared<LoadTrace>();  // the last run's decodes

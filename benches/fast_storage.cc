@@ -1,12 +1,13 @@
 // fast_storage (A1): read the training data from a faster storage tier.
 //
-// The same JPEG image set is written twice: under the configured data dir
-// ($TRICKBENCH_DATA_DIR, else $TMPDIR or /tmp: usually a disk) and under /dev/shm
-// (RAM-backed tmpfs). One run is one epoch through torch::data's DataLoader (decode,
+// The same JPEG image set lives twice: under the configured data dir
+// ($TRICKBENCH_DATA_DIR, else $TMPDIR or /tmp: usually a disk; one copy per run, written
+// and fsync'd by the first instance, common/shared_data.h) and under /dev/shm (RAM-backed
+// tmpfs, copied from it per instance). One run is one epoch through torch::data's DataLoader (decode,
 // seeded augmentation, batches of 64) from one of the two copies.
 //
 // I/O honesty: every run of either variant first evicts BOTH copies from the page
-// cache (posix_fadvise(DONTNEED), after one fsync in SetUp), so the disk copy is read cold and the
+// cache (posix_fadvise(DONTNEED), after the one fsync when it was written), so the disk copy is read cold and the
 // eviction's own cost is the same in both variants. The baseline is inactive, and so the
 // comparison invalid, with the reason, when its run did not read from the disk: the data
 // dir is RAM-backed or on /dev/shm's device, the eviction left pages cached, or the
@@ -22,6 +23,7 @@
 #include <torch/data.h>
 
 #include <chrono>
+#include <filesystem>
 
 #include "data/dataset.h"
 #include "data/image_set.h"
@@ -39,18 +41,18 @@ constexpr int64_t kImages = 512;
 class FastStorage : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Instance& s) override {
-    const auto samples = EncodeAll(
-        MakeSyntheticImages({.count = kImages, .height = 64, .width = 64}), ImageFormat::kJpeg);
-    disk_dir_ = std::make_unique<TempDir>(DefaultDataRoot(), "tb_fast_storage");
+    // The run's one copy on the data dir (written and fsync'd once: its pages are clean
+    // and evictable); the RAM copy is this instance's own, copied from it.
+    disk_dir_ = SharedImageFiles({.count = kImages, .height = 64, .width = 64,
+                                  .seed = kSharedImageSeed},
+                                 ImageFormat::kJpeg);
     ram_dir_ = std::make_unique<TempDir>("/dev/shm", "tb_fast_storage");
-    disk_ = std::make_shared<FileStore>(
-        FileStore::Write(disk_dir_->path(), samples, ImageFormat::kJpeg));
-    ram_ = std::make_shared<FileStore>(
-        FileStore::Write(ram_dir_->path(), samples, ImageFormat::kJpeg));
+    std::filesystem::copy(disk_dir_, ram_dir_->path());
+    disk_ = std::make_shared<FileStore>(disk_dir_);
+    ram_ = std::make_shared<FileStore>(ram_dir_->path());
     all_files_ = disk_->Files();
     for (const auto& f : ram_->Files()) all_files_.push_back(f);
     options_ = {.seed = trickbench::HarnessRng()(), .augment = {.crop = 56}, .trace = trace_};
-    SyncToDisk(all_files_);  // once: afterwards the files stay clean and evictable
   }
 
   void EvictedDisk() { Epoch(disk_); }
@@ -60,7 +62,7 @@ class FastStorage : public trickbench::Trick {
 
   std::string Inactive(const std::string& variant) override {
     const bool ram = variant == "ram_dir";
-    const std::string dir = (ram ? ram_dir_ : disk_dir_)->path();
+    const std::string dir = ram ? ram_dir_->path() : disk_dir_;
     const LoadTrace::Snapshot t = trace_->Get();
     for (const std::string& f : t.files) {
       if (f.rfind(dir + "/", 0) != 0) return "the run read " + f + ", outside " + dir;
@@ -87,8 +89,8 @@ class FastStorage : public trickbench::Trick {
     if (resident_after_evict_ > 0) c["resident_fraction_after_evict"] = resident_after_evict_;
     if (variant == "evicted_disk" && resident_after_evict_ >= 0.05) c["page_cache_not_evicted"] = 1;
     if (fetched_bytes_ > 0) c["storage_read_bytes_per_run"] = static_cast<double>(fetched_bytes_);
-    if (IsRamBacked(disk_dir_->path())) c["data_dir_is_ram_backed"] = 1;
-    if (DeviceOf(disk_dir_->path()) == DeviceOf(ram_dir_->path()))
+    if (IsRamBacked(disk_dir_)) c["data_dir_is_ram_backed"] = 1;
+    if (DeviceOf(disk_dir_) == DeviceOf(ram_dir_->path()))
       c["same_device_both_variants"] = 1;
     return c;
   }
@@ -111,7 +113,8 @@ class FastStorage : public trickbench::Trick {
   }
 
   // Declared first, destroyed last: the folders outlive the stores reading them.
-  std::unique_ptr<TempDir> disk_dir_, ram_dir_;
+  std::string disk_dir_;  // the run's shared copy (common/shared_data.h)
+  std::unique_ptr<TempDir> ram_dir_;
   std::shared_ptr<FileStore> disk_, ram_;
   std::vector<std::string> all_files_;
   DatasetOptions options_;

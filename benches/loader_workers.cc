@@ -39,11 +39,9 @@ constexpr int64_t kImages = 256;
 class LoaderWorkers : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Instance& s) override {
-    dir_ = std::make_unique<TempDir>(DefaultDataRoot(), "tb_loader_workers");
-    store_ = std::make_shared<FileStore>(FileStore::Write(
-        dir_->path(),
-        EncodeAll(MakeSyntheticImages({.count = kImages, .height = 64, .width = 64}),
-                  ImageFormat::kJpeg),
+    // The run's one copy of the images (common/shared_data.h).
+    store_ = std::make_shared<FileStore>(SharedImageFiles(
+        {.count = kImages, .height = 64, .width = 64, .seed = kSharedImageSeed},
         ImageFormat::kJpeg));
     dataset_ = std::make_unique<ImageDataset>(
         store_, DatasetOptions{
@@ -109,7 +107,6 @@ class LoaderWorkers : public trickbench::Trick {
   int64_t ItemsPerRun() const override { return kImages; }
 
  private:
-  std::unique_ptr<TempDir> dir_;
   std::shared_ptr<FileStore> store_;
   std::unique_ptr<ImageDataset> dataset_;
   size_t workers_ = 0;

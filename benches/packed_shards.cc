@@ -7,7 +7,7 @@
 // epoch through torch::data's DataLoader, decode and seeded augmentation included.
 //
 // I/O honesty: before every run of any variant, all three stores are evicted from the
-// page cache (posix_fadvise(DONTNEED), after one fsync in SetUp), so each variant reads cold and pays the
+// page cache (posix_fadvise(DONTNEED), after the one fsync when the run's copy was written), so each variant reads cold and pays the
 // same eviction cost. All three live on the same device (the data dir): the counters
 // say so, the eviction's time, and what was still cached right after it (absent = 0).
 // A run that did not read from the storage (the data dir is tmpfs, the eviction left
@@ -24,6 +24,7 @@
 
 #include <chrono>
 
+#include "common/shared_data.h"
 #include "data/dataset.h"
 #include "data/image_set.h"
 #include "data/lmdb_store.h"
@@ -41,20 +42,26 @@ constexpr int64_t kImages = 512;
 class PackedShards : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Instance& s) override {
-    const auto samples = EncodeAll(
-        MakeSyntheticImages({.count = kImages, .height = 32, .width = 32}), ImageFormat::kJpeg);
-    dir_ = std::make_unique<TempDir>(DefaultDataRoot(), "tb_packed_shards");
-    files_ = std::make_shared<FileStore>(
-        FileStore::Write(dir_->path() + "/files", samples, ImageFormat::kJpeg));
-    lmdb_dir_ = dir_->path() + "/train.lmdb";
-    LmdbStore::Write(lmdb_dir_, samples);
-    ShardStore::Write(dir_->path() + "/train.shard", samples);
-    shard_ = std::make_shared<ShardStore>(dir_->path() + "/train.shard");
+    // The three stores are written once per run, fsync'd, and shared (common/shared_data.h):
+    // their pages are clean, so every run can evict them.
+    const SyntheticSpec spec{.count = kImages, .height = 32, .width = 32, .seed = kSharedImageSeed};
+    dir_ = trickbench::SharedDataDir(SharedKey(spec, "packed_shards"), [&](const std::string& d) {
+      const auto samples = EncodeAll(MakeSyntheticImages(spec), ImageFormat::kJpeg);
+      const FileStore files = FileStore::Write(d + "/files", samples, ImageFormat::kJpeg);
+      LmdbStore::Write(d + "/train.lmdb", samples);
+      ShardStore::Write(d + "/train.shard", samples);
+      std::vector<std::string> written = files.Files();
+      written.push_back(d + "/train.lmdb/data.mdb");
+      written.push_back(d + "/train.shard");
+      SyncToDisk(written);
+    });
+    files_ = std::make_shared<FileStore>(dir_ + "/files");
+    lmdb_dir_ = dir_ + "/train.lmdb";
+    shard_ = std::make_shared<ShardStore>(dir_ + "/train.shard");
     all_files_ = files_->Files();
     all_files_.push_back(lmdb_dir_ + "/data.mdb");
-    all_files_.push_back(dir_->path() + "/train.shard");
+    all_files_.push_back(dir_ + "/train.shard");
     options_ = {.seed = trickbench::HarnessRng()(), .augment = {.crop = 28}, .trace = trace_};
-    SyncToDisk(all_files_);  // once: afterwards the files stay clean and evictable
   }
 
   void Files() {
@@ -84,7 +91,7 @@ class PackedShards : public trickbench::Trick {
              (t.files.empty() ? "none" : *t.files.begin()) + (t.files.size() > 1 ? ", ..." : "") +
              "), not the " + std::to_string(own.size()) + " of the " + variant + " store";
     }
-    return WhyNotReadFromStorage(dir_->path(), resident_after_evict_, fetched_bytes_, t.bytes_read);
+    return WhyNotReadFromStorage(dir_, resident_after_evict_, fetched_bytes_, t.bytes_read);
   }
 
   std::map<std::string, double> Counters(const std::string& variant) override {
@@ -102,7 +109,7 @@ class PackedShards : public trickbench::Trick {
     if (resident_after_evict_ > 0) c["resident_fraction_after_evict"] = resident_after_evict_;
     if (resident_after_evict_ >= 0.05) c["page_cache_not_evicted"] = 1;
     if (fetched_bytes_ > 0) c["storage_read_bytes_per_run"] = static_cast<double>(fetched_bytes_);
-    if (IsRamBacked(dir_->path())) c["data_dir_is_ram_backed"] = 1;
+    if (IsRamBacked(dir_)) c["data_dir_is_ram_backed"] = 1;
     return c;
   }
 
@@ -111,7 +118,7 @@ class PackedShards : public trickbench::Trick {
  private:
   // The file holding the lmdb or shard store's data.
   std::string StoreFile(const std::string& variant) const {
-    return variant == "lmdb" ? lmdb_dir_ + "/data.mdb" : dir_->path() + "/train.shard";
+    return variant == "lmdb" ? lmdb_dir_ + "/data.mdb" : dir_ + "/train.shard";
   }
 
   // `open` gives the store; `files` are its files (LMDB's are known before it is open).
@@ -132,7 +139,7 @@ class PackedShards : public trickbench::Trick {
     fetched_bytes_ = fetched_before < 0 ? -1 : StorageReadBytes() - fetched_before;
   }
 
-  std::unique_ptr<TempDir> dir_;  // destroyed last: the stores close their files first
+  std::string dir_;  // the run's shared copy (common/shared_data.h)
   std::shared_ptr<SampleStore> files_, shard_;
   std::string lmdb_dir_;
   std::vector<std::string> all_files_;

@@ -64,11 +64,9 @@ class Prefetch : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Instance& s) override {
     device_ = s.device;
-    dir_ = std::make_unique<TempDir>(DefaultDataRoot(), "tb_prefetch");
-    auto store = std::make_shared<FileStore>(FileStore::Write(
-        dir_->path(),
-        EncodeAll(MakeSyntheticImages({.count = kImages, .height = 64, .width = 64}),
-                  ImageFormat::kJpeg),
+    // The run's one copy of the images (common/shared_data.h).
+    auto store = std::make_shared<FileStore>(SharedImageFiles(
+        {.count = kImages, .height = 64, .width = 64, .seed = kSharedImageSeed},
         ImageFormat::kJpeg));
     dataset_ =
         std::make_unique<ImageDataset>(store, DatasetOptions{.seed = trickbench::HarnessRng()(),
@@ -185,7 +183,6 @@ class Prefetch : public trickbench::Trick {
   }
 
   torch::Device device_ = torch::kCPU;
-  std::unique_ptr<TempDir> dir_;
   std::unique_ptr<ImageDataset> dataset_;
   torch::nn::Sequential model_{nullptr};
   std::unique_ptr<torch::optim::SGD> optimizer_;

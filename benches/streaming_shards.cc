@@ -12,7 +12,7 @@
 // included: only the storage differs.
 //
 // I/O honesty: before every run of either variant both stores are evicted from the page
-// cache (posix_fadvise(DONTNEED), after one fsync in SetUp), so each reads cold and
+// cache (posix_fadvise(DONTNEED), after the one fsync when the run's copy was written), so each reads cold and
 // pays the same eviction cost. An eviction that did not work makes the run inactive
 // (it would time RAM, not storage; data/page_cache.h WhyNotReadFromStorage): a
 // RAM-backed data dir, 5 % or more of the variant's pages still cached afterwards, or
@@ -31,6 +31,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "common/shared_data.h"
 #include "data/dataset.h"
 #include "data/image_set.h"
 #include "data/page_cache.h"
@@ -153,17 +154,22 @@ class CountedFiles : public SampleStore {
 class StreamingShards : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Instance& s) override {
-    const auto samples = EncodeAll(
-        MakeSyntheticImages({.count = kImages, .height = 32, .width = 32}), ImageFormat::kJpeg);
-    dir_ = std::make_unique<TempDir>(DefaultDataRoot(), "tb_streaming_shards");
-    files_ = std::make_shared<FileStore>(
-        FileStore::Write(dir_->path() + "/files", samples, ImageFormat::kJpeg));
-    stream_path_ = dir_->path() + "/train.stream";
-    WriteStream(stream_path_, samples);
+    // Both layouts are written once per run, fsync'd, and shared (common/shared_data.h):
+    // their pages are clean, so every run can evict them.
+    const SyntheticSpec spec{.count = kImages, .height = 32, .width = 32, .seed = kSharedImageSeed};
+    dir_ = trickbench::SharedDataDir(SharedKey(spec, "streaming_shards"), [&](const std::string& d) {
+      const auto samples = EncodeAll(MakeSyntheticImages(spec), ImageFormat::kJpeg);
+      std::vector<std::string> written =
+          FileStore::Write(d + "/files", samples, ImageFormat::kJpeg).Files();
+      WriteStream(d + "/train.stream", samples);
+      written.push_back(d + "/train.stream");
+      SyncToDisk(written);
+    });
+    files_ = std::make_shared<FileStore>(dir_ + "/files");
+    stream_path_ = dir_ + "/train.stream";
     all_files_ = files_->Files();
     all_files_.push_back(stream_path_);
     options_ = {.seed = trickbench::HarnessRng()(), .augment = {.crop = 28}};
-    SyncToDisk(all_files_);  // once: afterwards the files stay clean and evictable
   }
 
   void PerFile() {
@@ -184,7 +190,7 @@ class StreamingShards : public trickbench::Trick {
       return "the epoch opened " + std::to_string(io_.files_opened) + " files, expected " +
              std::to_string(kImages);
     }
-    return WhyNotReadFromStorage(dir_->path(), resident_after_evict_, fetched_bytes_,
+    return WhyNotReadFromStorage(dir_, resident_after_evict_, fetched_bytes_,
                                  io_.bytes_read);
   }
 
@@ -215,7 +221,7 @@ class StreamingShards : public trickbench::Trick {
     fetched_bytes_ = fetched_before < 0 || fetched_after < 0 ? -1 : fetched_after - fetched_before;
   }
 
-  std::unique_ptr<TempDir> dir_;  // destroyed last: the stores close their files first
+  std::string dir_;  // the run's shared copy (common/shared_data.h)
   std::shared_ptr<const FileStore> files_;
   std::string stream_path_;
   std::vector<std::string> all_files_;

@@ -87,6 +87,24 @@ std::string Script(const std::string& dir, const std::string& id, const std::str
   return path;
 }
 
+// The data tricks' shared data sets (common/shared_data.h): every process of the run is
+// told the same folder, which exists while they run and is gone when run_all returns.
+TEST(RunAll, GivesItsProcessesOneDataFolderAndRemovesItAfterTheRun) {
+  const std::string bin = Tmp("data_bin"), seen = Tmp("data_seen") + "/seen";
+  Script(bin, "sees_data",
+         "d=\"$TRICKBENCH_SHARED_DATA_DIR\"\n"
+         "if [ -d \"$d\" ]; then echo \"$d\" >> " + seen + "; else echo missing >> " + seen +
+             "; fi\nexit 1");
+  const Proc p = Exec(g_run_all + " " + bin + "/sees_data --processes=2 --out_dir=" +
+                      Tmp("data_run"));
+  std::ifstream in(seen);
+  std::string first, second;
+  ASSERT_TRUE(std::getline(in, first) && std::getline(in, second)) << p.output;
+  EXPECT_NE(first, "missing");
+  EXPECT_EQ(first, second) << "two processes of one run, two data folders";
+  EXPECT_FALSE(fs::exists(first)) << first << " outlived the run";
+}
+
 // Run directly with no binaries named, run_all finds the ones beside it: benches/ next to
 // a CMake build's run_all (the runfiles of bazel-bin/benches/run_all work the same way).
 TEST(RunAll, RunDirectlyFindsTheTrickBinariesBesideIt) {

@@ -14,9 +14,11 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <stdexcept>
 
 #include "common/atomic_file.h"
 #include "common/output_dir.h"
+#include "common/shared_data.h"
 #include "common/interference.h"
 #include "reports/cli.h"
 #include "results/run_index.h"
@@ -385,6 +387,15 @@ int RunAllMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   if (dir.empty()) {
     err << "run_all: " << error << "\n";
     return results::kExitUsage;
+  }
+  // The data sets the data tricks share over the run's processes (common/shared_data.h):
+  // made by the first process that needs one, removed when run_all returns.
+  std::optional<RunDataDir> run_data;
+  try {
+    run_data.emplace();
+  } catch (const std::runtime_error& e) {
+    err << "run_all: no folder for the run's data sets: " << e.what() << "\n";
+    return kExitSomeFailed;
   }
   std::optional<results::AbSession> ab;
   const std::vector<Job> jobs = PlanJobs(o, ids.size(), &ab, out);
