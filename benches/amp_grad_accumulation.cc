@@ -36,6 +36,7 @@
 #include "harness/trick.h"
 #include "training/autocast.h"
 #include "training/grad_scaler.h"
+#include "workloads/bert_layer.h"
 #include "workloads/workloads.h"
 
 namespace {
@@ -46,31 +47,15 @@ namespace tr = trickbench::training;
 constexpr double kLearningRate = 0.01;
 constexpr int64_t kMicroBatches = 4;
 constexpr char kBertCase[] = "bert_base_ffn";
-constexpr int64_t kBertHidden = 768, kBertFfn = 3072, kBertTokens = 32 * 128;
-
-// mixed_precision's BERT-base feed-forward stand-in (its file says why these shapes).
-torch::nn::Sequential BertFeedForward(const torch::Device& device) {
-  torch::nn::Sequential m(torch::nn::LayerNorm(torch::nn::LayerNormOptions({kBertHidden})),
-                          torch::nn::Linear(kBertHidden, kBertFfn), torch::nn::GELU(),
-                          torch::nn::Linear(kBertFfn, kBertHidden),
-                          torch::nn::Linear(kBertHidden, 2));
-  m->to(device);
-  return m;
-}
-
-trickbench::Tensors OnHost(const trickbench::Tensors& tensors) {
-  trickbench::Tensors out;
-  for (const auto& t : tensors) out.push_back(t.detach().cpu());
-  return out;
-}
+constexpr int64_t kBertTokens = 32 * 128;
 
 class AmpGradAccumulation : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Instance& s) override {
     device_ = s.device;
     if (s.case_name == kBertCase) {
-      model_ = BertFeedForward(s.device);
-      batch_ = wl::ClassificationBatch(kBertTokens, kBertHidden, 2, s.device);
+      model_ = wl::BertFeedForwardHead(s.device);
+      batch_ = wl::ClassificationBatch(kBertTokens, wl::kBertBaseHidden, 2, s.device);
     } else {
       model_ = wl::Mlp({.in = 256, .hidden = 256, .out = 10, .layers = 3}, s.device);
       batch_ = wl::ClassificationBatch(2048, 256, 10, s.device);
@@ -79,7 +64,7 @@ class AmpGradAccumulation : public trickbench::Trick {
                                                      torch::optim::SGDOptions(kLearningRate));
     // Host copies: on the device they would count in both variants' peaks and dilute
     // the saving graded.
-    initial_ = OnHost(wl::Parameters(*model_));
+    initial_ = wl::HostParameters(*model_);
     model_->zero_grad(/*set_to_none=*/true);
     torch::nn::functional::cross_entropy(model_->forward(batch_.input), batch_.target).backward();
     for (const auto& p : model_->parameters()) initial_grad_.push_back(p.grad().detach().cpu());
@@ -94,7 +79,7 @@ class AmpGradAccumulation : public trickbench::Trick {
 
   trickbench::Tensors Result() override {
     trickbench::Tensors out{logits_.to(torch::kFloat).cpu()};
-    const auto params = OnHost(wl::Parameters(*model_));
+    const auto params = wl::HostParameters(*model_);
     out.insert(out.end(), params.begin(), params.end());
     const auto [steps, cosines] = wl::UpdateInSteps(initial_, params, initial_grad_, kLearningRate);
     out.push_back(steps);

@@ -41,6 +41,7 @@
 #include <torch/optim/sgd.h>
 
 #include "harness/trick.h"
+#include "workloads/bert_layer.h"
 #include "workloads/workloads.h"
 #include "training/autocast.h"
 #include "training/grad_scaler.h"
@@ -52,26 +53,15 @@ namespace tr = trickbench::training;
 
 constexpr double kLearningRate = 0.01;
 constexpr char kBertCase[] = "bert_base_ffn";
-constexpr int64_t kBertHidden = 768, kBertFfn = 3072, kBertTokens = 32 * 128;
-
-// BERT-base's feed-forward sublayer (without the residual, which Sequential cannot
-// express; it adds no FLOP) and a per-token 2-class head.
-torch::nn::Sequential BertFeedForward(const torch::Device& device) {
-  torch::nn::Sequential m(torch::nn::LayerNorm(torch::nn::LayerNormOptions({kBertHidden})),
-                          torch::nn::Linear(kBertHidden, kBertFfn), torch::nn::GELU(),
-                          torch::nn::Linear(kBertFfn, kBertHidden),
-                          torch::nn::Linear(kBertHidden, 2));
-  m->to(device);
-  return m;
-}
+constexpr int64_t kBertTokens = 32 * 128;
 
 class MixedPrecision : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Instance& s) override {
     device_ = s.device;
     if (s.case_name == kBertCase) {
-      model_ = BertFeedForward(s.device);
-      batch_ = wl::ClassificationBatch(kBertTokens, kBertHidden, 2, s.device);
+      model_ = wl::BertFeedForwardHead(s.device);
+      batch_ = wl::ClassificationBatch(kBertTokens, wl::kBertBaseHidden, 2, s.device);
     } else {
       model_ = wl::Mlp({.in = 512, .hidden = 1024, .out = 10, .layers = 3}, s.device);
       batch_ = wl::ClassificationBatch(256, 512, 10, s.device);
@@ -80,7 +70,7 @@ class MixedPrecision : public trickbench::Trick {
                                                      torch::optim::SGDOptions(kLearningRate));
     // The reference copies live on the host: on the device they would count in every
     // variant's peak and dilute the memory saving being graded.
-    initial_ = OnHost(wl::Parameters(*model_));
+    initial_ = wl::HostParameters(*model_);
     // g0, the yardstick of Result()'s update size and direction: one fp32 gradient.
     model_->zero_grad(/*set_to_none=*/true);
     Forward().backward();
@@ -125,7 +115,7 @@ class MixedPrecision : public trickbench::Trick {
 
   trickbench::Tensors Result() override {
     trickbench::Tensors out{logits_.to(torch::kFloat)};
-    const auto params = OnHost(wl::Parameters(*model_));
+    const auto params = wl::HostParameters(*model_);
     out.insert(out.end(), params.begin(), params.end());
     const auto [steps, cosines] = wl::UpdateInSteps(initial_, params, initial_grad_, kLearningRate);
     out.push_back(steps);
@@ -163,12 +153,6 @@ class MixedPrecision : public trickbench::Trick {
   int64_t ItemsPerRun() const override { return batch_.input.size(0); }
 
  private:
-  static trickbench::Tensors OnHost(const trickbench::Tensors& tensors) {
-    trickbench::Tensors out;
-    for (const auto& t : tensors) out.push_back(t.detach().cpu());
-    return out;
-  }
-
   // Logits in the model's compute dtype (kept for the checks); the loss in fp32.
   torch::Tensor Forward() {
     logits_ = model_->forward(batch_.input);

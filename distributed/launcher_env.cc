@@ -9,16 +9,6 @@ namespace {
 
 using Getenv = std::function<const char*(const char*)>;
 
-// A whole decimal integer in [lo, hi], or nullopt.
-std::optional<long> ParseInt(const char* text, long lo, long hi) {
-  if (text == nullptr || *text == '\0') return std::nullopt;
-  char* end = nullptr;
-  errno = 0;
-  const long v = std::strtol(text, &end, 10);
-  if (errno != 0 || *end != '\0' || v < lo || v > hi) return std::nullopt;
-  return v;
-}
-
 // Reads integer variables for one launcher; the first problem is kept, prefixed with
 // the launcher's name, and every later read is a no-op.
 class Reader {
@@ -38,7 +28,7 @@ class Reader {
       if (required) Fail(std::string(name) + " is not set");
       return fallback;
     }
-    const auto n = ParseInt(v, lo, hi);
+    const auto n = ParseEnvInt(v, lo, hi);
     if (!n) {
       Fail(std::string(name) + "=" + v + " is not a whole number in " + std::to_string(lo) + ".." +
            std::to_string(hi));
@@ -67,7 +57,7 @@ class Reader {
   void Agrees(const char* name, const char* launcher_name, int launcher_value) {
     const char* v = getenv_(name);
     if (!ok() || v == nullptr) return;
-    const auto n = ParseInt(v, 0, 1 << 16);
+    const auto n = ParseEnvInt(v, 0, 1 << 16);
     if (!n || *n != launcher_value) {
       Fail(std::string(name) + "=" + v + " contradicts " + launcher_name + "=" +
            std::to_string(launcher_value));
@@ -156,7 +146,7 @@ std::optional<LaunchEnv> Srun(const Getenv& getenv, int ntasks, std::string* err
   // SLURM_NTASKS_PER_NODE is a plain count only when every node has the same; else
   // assume all of them here, which shares the cores the most conservatively.
   const char* per_node = getenv("SLURM_NTASKS_PER_NODE");
-  const auto n = ParseInt(per_node, 1, kMaxWorld);
+  const auto n = ParseEnvInt(per_node, 1, kMaxWorld);
   env.local_world_size = n ? static_cast<int>(*n) : ntasks;
   return Finish(r, "SLURM_NTASKS_PER_NODE", "SLURM_NTASKS", env);
 }

@@ -11,19 +11,7 @@
 #include <stdexcept>
 
 namespace trickbench::distributed {
-namespace {
-
-// A whole decimal integer in [lo, hi], or nullopt.
-std::optional<long> ParseInt(const char* text, long lo, long hi) {
-  if (text == nullptr || *text == '\0') return std::nullopt;
-  char* end = nullptr;
-  errno = 0;
-  const long v = std::strtol(text, &end, 10);
-  if (errno != 0 || *end != '\0' || v < lo || v > hi) return std::nullopt;
-  return v;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 bool RankEnv::loopback() const {
   return master_addr == "localhost" || master_addr.rfind("127.", 0) == 0 || master_addr == "::1";
@@ -39,11 +27,11 @@ std::optional<RankEnv> ParseRankEnv(const std::function<const char*(const char*)
     if (getenv(name) == nullptr) return bad(std::string(name) + " is not set");
   }
   RankEnv env;
-  const auto world = ParseInt(getenv("WORLD_SIZE"), 1, 1 << 16);
+  const auto world = ParseEnvInt(getenv("WORLD_SIZE"), 1, 1 << 16);
   if (!world)
     return bad("WORLD_SIZE=" + std::string(getenv("WORLD_SIZE")) + " is not a count >= 1");
   env.world_size = static_cast<int>(*world);
-  const auto rank = ParseInt(getenv("RANK"), 0, 1 << 16);
+  const auto rank = ParseEnvInt(getenv("RANK"), 0, 1 << 16);
   if (!rank) return bad("RANK=" + std::string(getenv("RANK")) + " is not a rank >= 0");
   if (*rank >= env.world_size) {
     return bad("RANK=" + std::to_string(*rank) +
@@ -52,11 +40,20 @@ std::optional<RankEnv> ParseRankEnv(const std::function<const char*(const char*)
   env.rank = static_cast<int>(*rank);
   env.master_addr = getenv("MASTER_ADDR");
   if (env.master_addr.empty()) return bad("MASTER_ADDR is empty");
-  const auto port = ParseInt(getenv("MASTER_PORT"), 1, 65535);
+  const auto port = ParseEnvInt(getenv("MASTER_PORT"), 1, 65535);
   if (!port)
     return bad("MASTER_PORT=" + std::string(getenv("MASTER_PORT")) + " is not a port in 1..65535");
   env.master_port = static_cast<int>(*port);
   return env;
+}
+
+std::optional<long> ParseEnvInt(const char* text, long lo, long hi) {
+  if (text == nullptr || *text == '\0') return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  const long v = std::strtol(text, &end, 10);
+  if (errno != 0 || *end != '\0' || v < lo || v > hi) return std::nullopt;
+  return v;
 }
 
 int FreeLoopbackPort() {

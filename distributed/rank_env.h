@@ -33,6 +33,11 @@ struct RankEnv {
 std::optional<RankEnv> ParseRankEnv(const std::function<const char*(const char*)>& getenv,
                                     std::string* error);
 
+// A whole decimal integer in [lo, hi] (an environment variable's value), or nullopt for
+// null, empty, trailing characters or out of range: the one reading of every rank and
+// launcher variable (launcher_env.h too).
+std::optional<long> ParseEnvInt(const char* text, long lo, long hi);
+
 // A TCP port nobody listens on at 127.0.0.1 right now (bound to port 0, read, closed).
 // Another process may take it before it is used again; callers treat a failed bind of
 // the returned port as a startup failure. Throws std::runtime_error when no socket can

@@ -2,6 +2,7 @@
 
 #include <torch/nn/init.h>
 #include <torch/nn/module.h>
+#include <torch/nn/modules/activation.h>
 #include <torch/nn/modules/dropout.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/normalization.h>
@@ -77,6 +78,15 @@ torch::Tensor BertLayerImpl::forward(const torch::Tensor& x) {
   // GELU exact (erf), as BERT's "gelu", not the tanh approximation.
   const auto fed = output->forward(torch::gelu(intermediate->forward(attended)));
   return output_norm->forward(attended + dropout->forward(fed));
+}
+
+torch::nn::Sequential BertFeedForwardHead(const torch::Device& device) {
+  torch::nn::Sequential m(torch::nn::LayerNorm(torch::nn::LayerNormOptions({kBertBaseHidden})),
+                          torch::nn::Linear(kBertBaseHidden, kBertBaseFfn), torch::nn::GELU(),
+                          torch::nn::Linear(kBertBaseFfn, kBertBaseHidden),
+                          torch::nn::Linear(kBertBaseHidden, 2));
+  m->to(device);
+  return m;
 }
 
 }  // namespace trickbench::workloads

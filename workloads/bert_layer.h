@@ -16,6 +16,7 @@
 
 #include <torch/types.h>
 #include <torch/nn/module.h>
+#include <torch/nn/modules/container/sequential.h>
 #include <torch/nn/modules/dropout.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/normalization.h>
@@ -75,5 +76,12 @@ class BertLayerImpl : public torch::nn::Module {
   BertLayerSize size_;
 };
 TORCH_MODULE(BertLayer);
+
+// BERT-base's feed-forward sublayer (LayerNorm, 768 -> 3072 GELU -> 768; without the
+// residual, which Sequential cannot express and which adds no FLOP) and a per-token
+// 2-class head: the AMP tricks' model at the article's scale (its GEMMs are BERT-base's
+// largest), as one op list autocast can walk. Input [tokens, 768].
+inline constexpr int64_t kBertBaseHidden = 768, kBertBaseFfn = 3072;
+torch::nn::Sequential BertFeedForwardHead(const torch::Device& device);
 
 }  // namespace trickbench::workloads

@@ -83,6 +83,13 @@ std::vector<torch::Tensor> Parameters(const torch::nn::Module& model) {
   return out;
 }
 
+std::vector<torch::Tensor> HostParameters(const torch::nn::Module& model) {
+  std::vector<torch::Tensor> out;
+  for (const auto& p : model.parameters())
+    out.push_back(p.detach().to(torch::kCPU, /*non_blocking=*/false, /*copy=*/true));
+  return out;
+}
+
 std::pair<torch::Tensor, torch::Tensor> UpdateInSteps(const std::vector<torch::Tensor>& initial,
                                                       const std::vector<torch::Tensor>& params,
                                                       const std::vector<torch::Tensor>& g0,

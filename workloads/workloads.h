@@ -122,4 +122,9 @@ TORCH_MODULE(SmallCnn);
 // Parameters (and the flattened grads when defined) as one tensor list, for Result().
 std::vector<torch::Tensor> Parameters(const torch::nn::Module& model);
 
+// Parameters copied to the host: reference copies a trick keeps beside a device model
+// (initial weights, a yardstick gradient) would otherwise count in every variant's
+// device peak and dilute the memory saving being graded.
+std::vector<torch::Tensor> HostParameters(const torch::nn::Module& model);
+
 }  // namespace trickbench::workloads
