@@ -43,9 +43,9 @@ class FastStorage : public trickbench::Trick {
   void SetUp(const trickbench::Instance& s) override {
     // The run's one copy on the data dir (written and fsync'd once: its pages are clean
     // and evictable); the RAM copy is this instance's own, copied from it.
-    disk_dir_ = SharedImageFiles({.count = kImages, .height = 64, .width = 64,
-                                  .seed = kSharedImageSeed},
-                                 ImageFormat::kJpeg);
+    disk_dir_ =
+        SharedImageFiles({.count = kImages, .height = 64, .width = 64, .seed = kSharedImageSeed},
+                         ImageFormat::kJpeg);
     ram_dir_ = std::make_unique<TempDir>("/dev/shm", "tb_fast_storage");
     std::filesystem::copy(disk_dir_, ram_dir_->path());
     disk_ = std::make_shared<FileStore>(disk_dir_);
@@ -90,8 +90,7 @@ class FastStorage : public trickbench::Trick {
     if (variant == "evicted_disk" && resident_after_evict_ >= 0.05) c["page_cache_not_evicted"] = 1;
     if (fetched_bytes_ > 0) c["storage_read_bytes_per_run"] = static_cast<double>(fetched_bytes_);
     if (IsRamBacked(disk_dir_)) c["data_dir_is_ram_backed"] = 1;
-    if (DeviceOf(disk_dir_) == DeviceOf(ram_dir_->path()))
-      c["same_device_both_variants"] = 1;
+    if (DeviceOf(disk_dir_) == DeviceOf(ram_dir_->path())) c["same_device_both_variants"] = 1;
     return c;
   }
 

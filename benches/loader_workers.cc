@@ -40,9 +40,9 @@ class LoaderWorkers : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Instance& s) override {
     // The run's one copy of the images (common/shared_data.h).
-    store_ = std::make_shared<FileStore>(SharedImageFiles(
-        {.count = kImages, .height = 64, .width = 64, .seed = kSharedImageSeed},
-        ImageFormat::kJpeg));
+    store_ = std::make_shared<FileStore>(
+        SharedImageFiles({.count = kImages, .height = 64, .width = 64, .seed = kSharedImageSeed},
+                         ImageFormat::kJpeg));
     dataset_ = std::make_unique<ImageDataset>(
         store_, DatasetOptions{
                     .seed = trickbench::HarnessRng()(), .augment = {.crop = 56}, .trace = trace_});

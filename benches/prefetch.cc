@@ -65,9 +65,9 @@ class Prefetch : public trickbench::Trick {
   void SetUp(const trickbench::Instance& s) override {
     device_ = s.device;
     // The run's one copy of the images (common/shared_data.h).
-    auto store = std::make_shared<FileStore>(SharedImageFiles(
-        {.count = kImages, .height = 64, .width = 64, .seed = kSharedImageSeed},
-        ImageFormat::kJpeg));
+    auto store = std::make_shared<FileStore>(
+        SharedImageFiles({.count = kImages, .height = 64, .width = 64, .seed = kSharedImageSeed},
+                         ImageFormat::kJpeg));
     dataset_ =
         std::make_unique<ImageDataset>(store, DatasetOptions{.seed = trickbench::HarnessRng()(),
                                                              .augment = {.crop = kCrop},

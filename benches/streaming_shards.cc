@@ -157,14 +157,15 @@ class StreamingShards : public trickbench::Trick {
     // Both layouts are written once per run, fsync'd, and shared (common/shared_data.h):
     // their pages are clean, so every run can evict them.
     const SyntheticSpec spec{.count = kImages, .height = 32, .width = 32, .seed = kSharedImageSeed};
-    dir_ = trickbench::SharedDataDir(SharedKey(spec, "streaming_shards"), [&](const std::string& d) {
-      const auto samples = EncodeAll(MakeSyntheticImages(spec), ImageFormat::kJpeg);
-      std::vector<std::string> written =
-          FileStore::Write(d + "/files", samples, ImageFormat::kJpeg).Files();
-      WriteStream(d + "/train.stream", samples);
-      written.push_back(d + "/train.stream");
-      SyncToDisk(written);
-    });
+    dir_ =
+        trickbench::SharedDataDir(SharedKey(spec, "streaming_shards"), [&](const std::string& d) {
+          const auto samples = EncodeAll(MakeSyntheticImages(spec), ImageFormat::kJpeg);
+          std::vector<std::string> written =
+              FileStore::Write(d + "/files", samples, ImageFormat::kJpeg).Files();
+          WriteStream(d + "/train.stream", samples);
+          written.push_back(d + "/train.stream");
+          SyncToDisk(written);
+        });
     files_ = std::make_shared<FileStore>(dir_ + "/files");
     stream_path_ = dir_ + "/train.stream";
     all_files_ = files_->Files();
@@ -190,8 +191,7 @@ class StreamingShards : public trickbench::Trick {
       return "the epoch opened " + std::to_string(io_.files_opened) + " files, expected " +
              std::to_string(kImages);
     }
-    return WhyNotReadFromStorage(dir_, resident_after_evict_, fetched_bytes_,
-                                 io_.bytes_read);
+    return WhyNotReadFromStorage(dir_, resident_after_evict_, fetched_bytes_, io_.bytes_read);
   }
 
   std::map<std::string, double> Counters(const std::string& variant) override {

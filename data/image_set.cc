@@ -72,8 +72,8 @@ std::string SharedKey(const SyntheticSpec& spec, const std::string& what) {
 
 std::string SharedImageFiles(const SyntheticSpec& spec, ImageFormat format) {
   return SharedDataDir(SharedKey(spec, FormatName(format)), [&](const std::string& folder) {
-    const FileStore store = FileStore::Write(folder, EncodeAll(MakeSyntheticImages(spec), format),
-                                             format);
+    const FileStore store =
+        FileStore::Write(folder, EncodeAll(MakeSyntheticImages(spec), format), format);
     SyncToDisk(store.Files());
   });
 }

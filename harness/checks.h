@@ -47,13 +47,26 @@ enum class Mutation {
   kSkipStep,
 };
 
+// How much of the checks a process runs. Equivalence and "in effect" do not change from
+// one process of a run to the next (the same seeded instances, the same code), so
+// run_all's later processes leave them to process 1 and keep only what does vary
+// between processes: the peak memory, metered the same way (and Result(), Inactive(),
+// Counters() and the op counter, which cost as much as the steps for large outputs,
+// are not run).
+enum class CheckScope {
+  kFull,
+  kMemoryOnly,  // equivalent and active recorded as true, with kCheckedByProcess1 as detail
+};
+inline constexpr char kCheckedByProcess1[] = "checked by process 1 of this run";
+
 // Every case and variant: fresh seeded instance, SetUp, CheckSteps() runs under the
 // CPU memory meter (and `timing`'s device memory meter, if it has one), Result()
 // against the baseline, Inactive(). Exceptions from the trick become a failed check
 // with the exception's message.
 // `mutation` plants a non-application (above) in every optimized variant.
 CheckReport RunChecks(const TrickDef& def, const torch::Device& device, uint64_t seed,
-                      const TimingBackend* timing = nullptr, Mutation mutation = Mutation::kNone);
+                      const TimingBackend* timing = nullptr, Mutation mutation = Mutation::kNone,
+                      CheckScope scope = CheckScope::kFull);
 
 // Seeded, under DeterministicGuard: fresh instance, SetUp, CheckSteps() runs of
 // `variant` (default: def.reproduced_variant()), fingerprint of Result().

@@ -127,6 +127,27 @@ TEST(RunChecks, RecordsMemoryAndEquivalence) {
   }
 }
 
+// A later process of a run meters memory as process 1 does, and leaves equivalence and
+// "in effect" to it: a variant that computes something else is not its to catch.
+TEST(RunChecks, MemoryOnlyMetersTheSameAndSaysWhoChecked) {
+  auto def = Def("memory_only");
+  def->Variant("a", &Twice::A).Variant("off", &Twice::OneUlpOff);
+  const CheckReport full = RunChecks(*def, torch::kCPU, 0);
+  EXPECT_FALSE(full.ok);
+  const CheckReport memory =
+      RunChecks(*def, torch::kCPU, 0, nullptr, Mutation::kNone, CheckScope::kMemoryOnly);
+  ASSERT_TRUE(memory.ok) << memory.reason;
+  for (size_t v = 0; v < 2; ++v) {
+    const results::VariantCheck& m = memory.cases[0].variants[v];
+    EXPECT_TRUE(m.equivalent);
+    EXPECT_TRUE(m.active);
+    EXPECT_EQ(m.equivalence_detail, kCheckedByProcess1);
+    EXPECT_EQ(m.peak_bytes, full.cases[0].variants[v].peak_bytes) << m.name;
+    EXPECT_EQ(m.setup_bytes, full.cases[0].variants[v].setup_bytes) << m.name;
+    EXPECT_TRUE(m.counters.empty()) << "trick counters are process 1's";
+  }
+}
+
 TEST(RunChecks, OneUlpFailsABitwiseTrickAndNamesWhere) {
   auto def = Def("ulp");
   def->Variant("a", &Twice::A).Variant("off", &Twice::OneUlpOff).Cases({"c"});

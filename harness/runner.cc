@@ -191,7 +191,12 @@ int TrickMain(int argc, char** argv) {
             << " threads\n";
   results::PhaseSeconds& phases = tb.phase_seconds.emplace();
   PhaseClock clock;
-  const CheckReport checks = RunChecks(def, device, opts.seed, timing.get());
+  // Process 1 of a run checks equivalence and "in effect"; the later ones only meter
+  // memory, which varies between processes (harness/checks.h CheckScope).
+  const bool memory_only = opts.process > 1;
+  const CheckReport checks = RunChecks(def, device, opts.seed, timing.get(), Mutation::kNone,
+                                       memory_only ? CheckScope::kMemoryOnly : CheckScope::kFull);
+  tb.checks_memory_only = memory_only;
   phases.checks = clock.Lap();
   tb.checks = checks.cases;
   // One reproducibility check per run: it runs the reproduced variant twice under the

@@ -163,6 +163,12 @@ TrickReport MergeProcesses(const std::string& run_dir,
       auto notes = std::move(t.process_notes);
       t = with_outcome(TrickOf(result), *e);
       t.process_notes = std::move(notes);
+      if (result.trickbench.checks_memory_only) {
+        // Its "equivalent" and "in effect" are process 1's, which is not in this report.
+        t.process_notes.push_back("process " + std::to_string(e->process) +
+                                  " checked memory only: equivalence and in effect are "
+                                  "process 1's, left out, so not confirmed by this report");
+      }
       first = false;
     } else {
       AddProcess(&t, result);

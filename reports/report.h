@@ -156,8 +156,8 @@ struct Report {
   std::string started, finished;
   bool complete = true;
   std::vector<std::string> forwarded_flags;
-  int processes = 1;                     // processes per trick run_all was asked for
-  double run_seconds = 0;                // the trick processes' wall time, summed
+  int processes = 1;       // processes per trick run_all was asked for
+  double run_seconds = 0;  // the trick processes' wall time, summed
   // Where that time went: the phases of the processes that recorded them (the index's
   // phase_seconds), summed; none for a run from before they were recorded. What the
   // rest of run_seconds holds (start, exit, processes that recorded nothing) is

@@ -162,44 +162,44 @@ Json ReportToJson(const Report& r) {
   }
   for (const auto& [k, v] : r.environment) env[k] = v;
   Json j = {{"kind", kReportKind},
-          {"schema_version", kReportSchemaVersion},
-          {"source", r.source},
-          {"started", r.started},
-          {"finished", r.finished},
-          {"complete", r.complete},
-          {"forwarded_flags", r.forwarded_flags},
-          {"processes", r.processes},
-          {"run_seconds", r.run_seconds},
-          {"machine",
-           {{"load_start", r.machine.load_start},
-            {"load_end", r.machine.load_end},
-            {"steal_seconds", r.machine.steal_seconds},
-            {"involuntary_switches", r.machine.involuntary_switches}}},
-          {"ab", ab},
-          {"statistics",
-           {{"speedup",
-             "per process the median over rounds of log(baseline / variant); the speedup is the "
-             "geometric mean over processes (stats::EstimateSpeedup)"},
-            {"interval",
-             "t on the process values (< 10 processes), calibrated two-stage bootstrap (>= 10), "
-             "bootstrap over rounds (1 process)"},
-            {"test", "sign-flip randomization over processes (>= 6), else t"},
-            {"alpha", kAlpha},
-            {"confidence", 1 - kAlpha},
-            {"imprecise_half_width", kImpreciseHalfWidth},
-            {"no_effect_band", kNoEffectBand}}},
-          {"environment", env},
-          {"environment_notes", r.environment_notes},
-          {"summary",
-           {{"tricks", n.tricks},
-            {"holds", n.holds},
-            {"partly", n.partly},
-            {"does_not_hold", n.does_not_hold},
-            {"inconclusive", n.inconclusive},
-            {"not_applicable", n.not_applicable},
-            {"settings", n.settings},
-            {"imprecise", n.imprecise}}},
-          {"tricks", tricks}};
+            {"schema_version", kReportSchemaVersion},
+            {"source", r.source},
+            {"started", r.started},
+            {"finished", r.finished},
+            {"complete", r.complete},
+            {"forwarded_flags", r.forwarded_flags},
+            {"processes", r.processes},
+            {"run_seconds", r.run_seconds},
+            {"machine",
+             {{"load_start", r.machine.load_start},
+              {"load_end", r.machine.load_end},
+              {"steal_seconds", r.machine.steal_seconds},
+              {"involuntary_switches", r.machine.involuntary_switches}}},
+            {"ab", ab},
+            {"statistics",
+             {{"speedup",
+               "per process the median over rounds of log(baseline / variant); the speedup is the "
+               "geometric mean over processes (stats::EstimateSpeedup)"},
+              {"interval",
+               "t on the process values (< 10 processes), calibrated two-stage bootstrap (>= 10), "
+               "bootstrap over rounds (1 process)"},
+              {"test", "sign-flip randomization over processes (>= 6), else t"},
+              {"alpha", kAlpha},
+              {"confidence", 1 - kAlpha},
+              {"imprecise_half_width", kImpreciseHalfWidth},
+              {"no_effect_band", kNoEffectBand}}},
+            {"environment", env},
+            {"environment_notes", r.environment_notes},
+            {"summary",
+             {{"tricks", n.tricks},
+              {"holds", n.holds},
+              {"partly", n.partly},
+              {"does_not_hold", n.does_not_hold},
+              {"inconclusive", n.inconclusive},
+              {"not_applicable", n.not_applicable},
+              {"settings", n.settings},
+              {"imprecise", n.imprecise}}},
+            {"tricks", tricks}};
   // Optional: reports of runs from before the phases were recorded have none.
   if (r.phase_seconds) j["phase_seconds"] = results::ToJson(*r.phase_seconds);
   return j;
@@ -233,8 +233,8 @@ Report ReportFromJson(const Json& j, const std::string& file) {
   r.processes = static_cast<int>(f.Int(j, "", "processes", 1));
   r.run_seconds = f.Number(j, "", "run_seconds");
   if (f.Has(j, "", "phase_seconds")) {
-    r.phase_seconds = results::PhaseSecondsFromJson(f, f.Member(j, "", "phase_seconds"),
-                                                    "phase_seconds");
+    r.phase_seconds =
+        results::PhaseSecondsFromJson(f, f.Member(j, "", "phase_seconds"), "phase_seconds");
   }
   const Json& m = f.Object(j, "", "machine");
   r.machine.load_start = f.Number(m, "machine", "load_start");

@@ -133,6 +133,7 @@ Json TrickResultJson(const TrickResult& t) {
       cases.push_back({{"case", c.case_name}, {"variants", variants}});
     }
     j["checks"] = std::move(cases);
+    if (t.checks_memory_only) j["checks_memory_only"] = true;
   }
   if (t.reproducibility) j["reproducibility"] = ReproducibilityJson(*t.reproducibility);
   if (t.phase_seconds) j["phase_seconds"] = ToJson(*t.phase_seconds);
@@ -145,7 +146,6 @@ Json TrickResultJson(const TrickResult& t) {
 }
 
 }  // namespace
-
 
 std::vector<double> CaseRounds::LogRatios(int variant) const {
   std::map<int, double> base, other;

@@ -179,6 +179,9 @@ struct TrickResult {
   bool nvtx = false;  // optional: NVTX ranges were emitted
   // Present when the checks ran (always for ok, checked and invalid).
   std::optional<std::vector<CaseChecks>> checks;
+  // Optional: this process metered memory only; its equivalence and "in effect" are
+  // process 1's of the same run (harness/checks.h CheckScope), not checked here.
+  bool checks_memory_only = false;
   std::optional<Reproducibility> reproducibility;
   // Status ok: one entry per case, in `cases` order; the only samples.
   std::vector<CaseRounds> rounds;

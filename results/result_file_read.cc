@@ -255,6 +255,9 @@ ResultFile ResultFile::FromJson(const Json& j, const std::string& file) {
     if (!SettingsKeys().count(k)) s.backend[k] = v;
   }
   if (tb.contains("nvtx")) t.nvtx = f.Bool(tb, tpath, "nvtx");
+  if (tb.contains("checks_memory_only")) {
+    t.checks_memory_only = f.Bool(tb, tpath, "checks_memory_only");
+  }
   if (tb.contains("reproducibility")) t.reproducibility = ReadReproducibility(f, tb);
   if (tb.contains("phase_seconds")) {
     t.phase_seconds = PhaseSecondsFromJson(f, f.Object(tb, tpath, "phase_seconds"),

@@ -57,6 +57,7 @@ TEST(ResultFile, KeepsTheFieldOrderOfTheWriters) {
                                             "settings",
                                             "nvtx",
                                             "checks",
+                                            "checks_memory_only",
                                             "reproducibility",
                                             "phase_seconds",
                                             "rounds"}));
@@ -131,7 +132,7 @@ TEST(ResultFile, ReadsOlderFiles) {
 
   Json ok = testing::FullResult().ToJson();
   Json& tb = ok["trickbench"];
-  for (const char* k : {"needs_cuda", "nvtx", "phase_seconds"}) tb.erase(k);
+  for (const char* k : {"needs_cuda", "nvtx", "phase_seconds", "checks_memory_only"}) tb.erase(k);
   for (const char* k :
        {"check_steps", "random_interleaving", "timing", "flush_l2", "rounds", "process", "plant"}) {
     tb["settings"].erase(k);
@@ -162,6 +163,7 @@ TEST(ResultFile, ReadsOlderFiles) {
   EXPECT_EQ(back.trickbench.settings.rounds, 0);
   EXPECT_EQ(back.trickbench.settings.plant_factor, 1);
   EXPECT_FALSE(back.trickbench.phase_seconds.has_value());
+  EXPECT_FALSE(back.trickbench.checks_memory_only);
   EXPECT_FALSE(back.ToJson()["trickbench"].contains("phase_seconds"));
   EXPECT_FALSE(back.ToJson().contains("benchmarks"));
 }

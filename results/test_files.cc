@@ -92,8 +92,9 @@ ResultFile FullResult() {
                {"large", false, "ffee", "result[0]", ""},
                {"huge", false, "", "", "out of memory"}};
   t.reproducibility = rep;
-  t.phase_seconds = PhaseSeconds{.checks = 1.25, .reproducibility = 0.5, .rounds_setup = 0.75,
-                                 .rounds = 2.5};
+  t.checks_memory_only = true;
+  t.phase_seconds =
+      PhaseSeconds{.checks = 1.25, .reproducibility = 0.5, .rounds_setup = 0.75, .rounds = 2.5};
   return r;
 }
 

@@ -93,10 +93,10 @@ TEST(RunAll, GivesItsProcessesOneDataFolderAndRemovesItAfterTheRun) {
   const std::string bin = Tmp("data_bin"), seen = Tmp("data_seen") + "/seen";
   Script(bin, "sees_data",
          "d=\"$TRICKBENCH_SHARED_DATA_DIR\"\n"
-         "if [ -d \"$d\" ]; then echo \"$d\" >> " + seen + "; else echo missing >> " + seen +
-             "; fi\nexit 1");
-  const Proc p = Exec(g_run_all + " " + bin + "/sees_data --processes=2 --out_dir=" +
-                      Tmp("data_run"));
+         "if [ -d \"$d\" ]; then echo \"$d\" >> " +
+             seen + "; else echo missing >> " + seen + "; fi\nexit 1");
+  const Proc p =
+      Exec(g_run_all + " " + bin + "/sees_data --processes=2 --out_dir=" + Tmp("data_run"));
   std::ifstream in(seen);
   std::string first, second;
   ASSERT_TRUE(std::getline(in, first) && std::getline(in, second)) << p.output;
@@ -296,6 +296,10 @@ TEST(RunAll, RunsEachTrickInSeveralProcessesRoundRobinAndNotAgainAfterASkip) {
     EXPECT_GT(t.phase_seconds->checks, 0) << stem;
     EXPECT_LE(t.phase_seconds->Sum(), t.seconds) << stem;
     EXPECT_EQ(t.phase_seconds->reproducibility > 0, t.process == 1) << stem;
+    // Equivalence and "in effect" are checked once per run; memory in every process.
+    EXPECT_EQ(result.find("\"checks_memory_only\": true") == std::string::npos, t.process == 1)
+        << stem;
+    EXPECT_NE(result.find("\"peak_bytes\""), std::string::npos) << stem;
   }
   EXPECT_NE(p.output.find("  timed "), std::string::npos) << p.output;
   for (const auto& t : index.tricks) {
