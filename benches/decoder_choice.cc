@@ -26,6 +26,8 @@
 
 #include "data/codec.h"
 #include "data/image_set.h"
+#include "data/sample_store.h"
+#include "determinism/seed.h"
 #include "harness/trick.h"
 
 #ifndef JCS_EXTENSIONS
@@ -119,8 +121,18 @@ torch::Tensor DecodeWithLibjpeg(const std::string& bytes, const std::string& nam
 class DecoderChoice : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Instance& s) override {
-    jpegs_ = EncodeAll(MakeSyntheticImages({.count = kImages, .height = kSide, .width = kSide}),
-                       ImageFormat::kJpeg);
+    // Encoded once per run (common/shared_data.h) and read into memory: decoding from
+    // memory is what is timed, not the file system. The images' seed comes from the
+    // harness's seeded generator: the decoded pixels are this trick's result, and they
+    // must follow --seed (a run's processes share one seed, so one set).
+    const FileStore store(SharedImageFiles(
+        {.count = kImages, .height = kSide, .width = kSide, .seed = trickbench::HarnessRng()()},
+        ImageFormat::kJpeg));
+    jpegs_.clear();
+    for (size_t i = 0; i < store.size(); ++i) {
+      Sample sample = store.Read(i);
+      jpegs_.push_back({std::move(sample.bytes), sample.label});
+    }
   }
 
   void OpencvImdecode() {
