@@ -13,6 +13,7 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <vector>
 
 #include "distributed/process_group.h"
 #include "distributed/rank_group.h"
@@ -22,6 +23,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
+
+// A store value: LibTorch 1.13's c10d::Store::set takes bytes only (2.x also a string).
+std::vector<uint8_t> Bytes(const std::string& text) { return {text.begin(), text.end()}; }
 
 // A handler's collectives and a request's broadcast: a peer that hangs this long is a
 // failure (RankGroupOptions::reply_timeout's default, for the same reason).
@@ -104,7 +108,7 @@ struct LaunchedGroup::State {
                                                    ConnectStore(env.rank, host, timeout));
     group = MakeGlooGroup(c10::make_intrusive<c10d::PrefixStore>("group", store), env.rank,
                           kCollectiveTimeout);
-    store->set(Key("joined/", rank()), std::string("1"));  // for tests and post-mortems
+    store->set(Key("joined/", rank()), Bytes("1"));  // for tests and post-mortems
     c10::intrusive_ptr<c10d::Store> watch = c10::make_intrusive<c10d::PrefixStore>(
         env.store_prefix, ConnectStore(env.rank, false, timeout));
     std::thread([this, watch] { Watch(watch); }).detach();
@@ -137,7 +141,7 @@ struct LaunchedGroup::State {
     try {
       watch->wait({"failures"}, kForever);
       if (exiting || failed) return;
-      watch->set(Key("alive/", rank()), std::string("1"));
+      watch->set(Key("alive/", rank()), Bytes("1"));
       why = Reports(*watch);
     } catch (const std::exception& e) {
       if (exiting || failed) return;
@@ -160,7 +164,7 @@ struct LaunchedGroup::State {
     failed = true;
     std::string out = mine;
     try {
-      store->set(Key("failed/", rank()), mine);
+      store->set(Key("failed/", rank()), Bytes(mine));
       store->add("failures", 1);
       std::set<int> pending;
       for (int q = 0; q < env.rank.world_size; ++q) {
