@@ -51,6 +51,7 @@
 
 #include <chrono>
 
+#include "benches/cudnn_benchmark_mode.h"
 #include "harness/trick.h"
 #include "workloads/workloads.h"
 
@@ -71,10 +72,6 @@ Shape ShapeOf(const std::string& case_name) {
   if (n == "3") return {64, 128, 128, 28};
   if (n == "4") return {64, 256, 256, 14};
   throw std::invalid_argument("cudnn_benchmark: unknown case " + case_name);
-}
-
-bool DeterministicModeOn() {
-  return at::globalContext().deterministicCuDNN() || at::globalContext().deterministicAlgorithms();
 }
 
 // The stage net, its 3x3 convolutions padded in rows or in columns (see above).
@@ -147,14 +144,7 @@ class CudnnBenchmark : public trickbench::Trick {
   }
 
   // From the flag as the body left it for its convolutions, not from SetUp.
-  std::string Inactive(const std::string& variant) override {
-    if (variant == "autotuned" && !benchmark_in_body_) {
-      return deterministic_in_body_ ? "benchmark mode kept off: deterministic mode is on"
-                                    : "benchmark mode was off during the body";
-    }
-    if (variant == "default_algorithms" && benchmark_in_body_) return "benchmark mode was on";
-    return "";
-  }
+  std::string Inactive(const std::string& variant) override { return mode_.Inactive(variant); }
 
   std::map<std::string, double> Counters(const std::string& variant) override {
     // Wall time of the instance's first body (autotuning, if any, happens there) and
@@ -168,9 +158,7 @@ class CudnnBenchmark : public trickbench::Trick {
  private:
   void Run(bool autotune) {
     const auto start = std::chrono::steady_clock::now();
-    deterministic_in_body_ = DeterministicModeOn();
-    at::globalContext().setBenchmarkCuDNN(autotune && !deterministic_in_body_);
-    benchmark_in_body_ = at::globalContext().benchmarkCuDNN();
+    mode_.Apply(autotune);
     if (backward_) {
       model_->zero_grad(/*set_to_none=*/true);
       loss_.backward({}, /*retain_graph=*/true);
@@ -184,7 +172,7 @@ class CudnnBenchmark : public trickbench::Trick {
   }
 
   bool backward_ = false;
-  bool benchmark_in_body_ = false, deterministic_in_body_ = false;
+  trickbench::CudnnBenchmarkMode mode_;  // the flag as the last body set it
   int64_t runs_ = 0;
   double first_run_ms_ = 0, last_run_ms_ = 0;
   StageNet model_{nullptr};

@@ -40,6 +40,7 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "benches/cudnn_benchmark_mode.h"
 #include "harness/trick.h"
 
 namespace {
@@ -63,10 +64,6 @@ Shape ShapeNumber(int64_t i) {
   const int64_t height = kMinHeight + i / kBatches % kHeights;
   const int64_t d = i / (kBatches * kHeights) % kWidthSteps - kWidthSteps / 2;
   return {kMinBatch + i % kBatches, height, kArea / height + d};
-}
-
-bool DeterministicModeOn() {
-  return at::globalContext().deterministicCuDNN() || at::globalContext().deterministicAlgorithms();
 }
 
 // Shapes used so far in this process, per padding orientation (per variant).
@@ -99,14 +96,7 @@ class CudnnBenchmarkDynamicShapes : public trickbench::Trick {
     return {out_.narrow(0, 0, kMinBatch).narrow(2, 0, kCrop).narrow(3, 0, kCrop).cpu()};
   }
 
-  std::string Inactive(const std::string& variant) override {
-    if (variant == "autotuned" && !benchmark_in_body_) {
-      return deterministic_in_body_ ? "benchmark mode kept off: deterministic mode is on"
-                                    : "benchmark mode was off during the body";
-    }
-    if (variant == "default_algorithms" && benchmark_in_body_) return "benchmark mode was on";
-    return "";
-  }
+  std::string Inactive(const std::string& variant) override { return mode_.Inactive(variant); }
 
   std::map<std::string, double> Counters(const std::string& variant) override {
     // Wall time of the instance's first and last body: each pays a new shape's search.
@@ -126,11 +116,9 @@ class CudnnBenchmarkDynamicShapes : public trickbench::Trick {
 
   void Run(bool autotune) {
     const auto start = std::chrono::steady_clock::now();
-    deterministic_in_body_ = DeterministicModeOn();
-    at::globalContext().setBenchmarkCuDNN(autotune && !deterministic_in_body_);
-    benchmark_in_body_ = at::globalContext().benchmarkCuDNN();
+    mode_.Apply(autotune);
     // Under deterministic mode the instance's own count: reproducible shapes.
-    int64_t& counter = deterministic_in_body_ ? own_counter_ : ProcessShapeCounter(pad_rows_);
+    int64_t& counter = mode_.deterministic() ? own_counter_ : ProcessShapeCounter(pad_rows_);
     if (counter >= kShapes) {
       throw std::runtime_error("cudnn_benchmark_dynamic_shapes: all " + std::to_string(kShapes) +
                                " shapes used; a later one would hit cuDNN's cache");
@@ -148,7 +136,7 @@ class CudnnBenchmarkDynamicShapes : public trickbench::Trick {
   }
 
   bool pad_rows_ = true;
-  bool benchmark_in_body_ = false, deterministic_in_body_ = false;
+  trickbench::CudnnBenchmarkMode mode_;  // the flag as the last body set it
   int64_t runs_ = 0, own_counter_ = 0;
   double first_run_ms_ = 0, last_run_ms_ = 0;
   torch::nn::Conv2d conv1_{nullptr}, conv2_{nullptr};
