@@ -1,5 +1,6 @@
 #include "stats/distributions.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -80,6 +81,30 @@ double StudentTQuantile(double p, double dof) {
     const double mid = 0.5 * (lo + hi);
     (StudentTCdf(mid, dof) < p ? lo : hi) = mid;
     if (hi - lo < 1e-12) break;
+  }
+  return 0.5 * (lo + hi);
+}
+
+double ChiSquareCdf(double x, double dof) {
+  if (!(dof > 0)) throw std::invalid_argument("ChiSquareCdf: dof must be > 0");
+  if (!(x > 0)) return 0;
+  // The regularized lower incomplete gamma P(dof/2, x/2) by its series, which converges
+  // for every x (the terms shrink once n > x/2); ample for the dofs a spread has here.
+  const double a = dof / 2, y = x / 2;
+  double term = 1 / a, sum = term;
+  for (int n = 1; n < 10000 && term > sum * 1e-15; ++n) {
+    term *= y / (a + n);
+    sum += term;
+  }
+  return std::min(1.0, std::exp(a * std::log(y) - y - std::lgamma(a)) * sum);
+}
+
+double ChiSquareQuantile(double p, double dof) {
+  if (!(p > 0 && p < 1)) throw std::invalid_argument("ChiSquareQuantile: p must be in (0, 1)");
+  double lo = 0, hi = 10 * dof + 100;
+  for (int i = 0; i < 300 && hi - lo > 1e-12 * hi; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (ChiSquareCdf(mid, dof) < p ? lo : hi) = mid;
   }
   return 0.5 * (lo + hi);
 }

@@ -1,5 +1,5 @@
 // The few distribution functions trickbench's statistics need, without a numerics
-// library: Student's t (CDF and quantile), the standard normal, and the Clopper-Pearson
+// library: Student's t (CDF and quantile), the standard normal, chi-square, and the Clopper-Pearson
 // bound on a binomial rate.
 //
 //   double t = trickbench::stats::StudentTQuantile(0.975, 4);   // 2.776
@@ -20,6 +20,11 @@ double IncompleteBeta(double a, double b, double x);
 // dof > 0; dof = infinity gives the normal distribution.
 double StudentTCdf(double t, double dof);
 double StudentTQuantile(double p, double dof);  // 0 < p < 1
+
+// Chi-square with `dof` degrees of freedom (> 0): what a sample variance's upper bound
+// needs (stats/allocation.h).
+double ChiSquareCdf(double x, double dof);
+double ChiSquareQuantile(double p, double dof);  // 0 < p < 1
 
 // The one-sided upper `confidence` bound on a binomial rate with `hits` out of
 // `trials` (Clopper-Pearson: the Beta(hits + 1, trials - hits) quantile; 1 when every

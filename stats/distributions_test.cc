@@ -59,6 +59,18 @@ TEST(Distributions, RejectsBadArguments) {
   EXPECT_THROW(NormalQuantile(1.5), std::invalid_argument);
 }
 
+TEST(Distributions, ChiSquareAgreesWithTables) {
+  // Two dof: the CDF is 1 - exp(-x/2) exactly.
+  EXPECT_NEAR(ChiSquareCdf(1.0, 2), 1 - std::exp(-0.5), 1e-12);
+  EXPECT_NEAR(ChiSquareQuantile(0.2, 2), -2 * std::log(0.8), 1e-9);
+  // Table values: chi2(0.05, 10) = 3.9403, chi2(0.95, 1) = 3.8415.
+  EXPECT_NEAR(ChiSquareQuantile(0.05, 10), 3.9403, 1e-4);
+  EXPECT_NEAR(ChiSquareQuantile(0.95, 1), 3.8415, 1e-4);
+  EXPECT_EQ(ChiSquareCdf(0, 3), 0);
+  EXPECT_THROW(ChiSquareQuantile(1, 3), std::invalid_argument);
+  EXPECT_THROW(ChiSquareCdf(1, 0), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace stats
 }  // namespace trickbench
