@@ -227,6 +227,7 @@ Report MergeRun(const std::string& run_dir) {
   report.processes = index.processes;
   report.machine = index.machine;
   report.ab = index.ab;
+  report.budget = index.budget;
   // The index has one entry per process; a trick's processes are grouped, in the order
   // of each trick's first process.
   std::vector<std::string> order;

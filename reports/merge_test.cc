@@ -356,6 +356,55 @@ TEST(Rounds, TheReportSaysWhereTheRunsTimeWent) {
   EXPECT_EQ(doc::PrintMarkdown(ReportDocument(back)), md);
 }
 
+// A budgeted run: the index's budget, said in one sentence and in the method line, and
+// kept through report.json; a run without one says neither.
+TEST(Rounds, TheReportSaysHowABudgetWasSpent) {
+  const std::string dir =
+      WriteSimulatedRun(ScratchDir("budget"), {{"alpha", stats::Simulate(Quiet(2, 1.25), 5)}});
+  std::string md = doc::PrintMarkdown(ReportDocument(MergeRun(dir)));
+  EXPECT_EQ(md.find("Budget:"), std::string::npos);
+  EXPECT_NE(md.find("geometric mean over 2 process(es)"), std::string::npos) << md;
+  json index = json::parse(Slurp(dir + "/index.json"));
+  index["budget"] = {{"seconds", 540},
+                     {"rule", "--budget"},
+                     {"first_pass_processes", 3},
+                     {"first_pass_seconds", 300},
+                     {"max_processes", 24},
+                     {"imprecise_half_width", 0.1},
+                     {"decision_half_width", 0.025},
+                     {"added", {{"alpha", 5}, {"beta", 2}}},
+                     {"left_out", 1}};
+  Spit(dir + "/index.json", index.dump());
+  const Report r = MergeRun(dir);
+  ASSERT_TRUE(r.budget.has_value());
+  md = doc::PrintMarkdown(ReportDocument(r));
+  EXPECT_NE(md.find("Budget: 9.0 min for trick processes (--budget); a first pass of 3 "
+                    "process(es) per trick took 5.0 min; then 7 more went to 2 trick(s), where "
+                    "they narrowed the projected intervals most per second (judged on the "
+                    "spread of the process values only, never on the estimates), first towards "
+                    "±10.0%, then towards ±2.5%, at most 24 per trick; 1 of them not started: "
+                    "the budget was spent first."),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("geometric mean over each trick's processes (3 or more, see Budget)"),
+            std::string::npos)
+      << md;
+  const Report back = ReportFromJson(ReportToJson(r), "report.json");
+  ASSERT_TRUE(back.budget.has_value());
+  EXPECT_EQ(back.budget->added, r.budget->added);
+  EXPECT_EQ(doc::PrintMarkdown(ReportDocument(back)), md);
+  // A bad budget in the index is named.
+  index["budget"]["left_out"] = "one";
+  Spit(dir + "/index.json", index.dump());
+  try {
+    MergeRun(dir);
+    ADD_FAILURE() << "a bad budget was read";
+  } catch (const results::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("budget.left_out: expected an integer"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Rounds, OneProcessSaysItsIntervalLeavesOutProcesses) {
   const Report r = MergeRun(
       WriteSimulatedRun(ScratchDir("one"), {{"alpha", stats::Simulate(Quiet(1, 1.3), 5)}}));

@@ -130,9 +130,35 @@ std::string TimeSplitLine(const Report& r) {
          ".";
 }
 
+// How a budgeted run spent its time (results/budget.h): why one trick has 3 processes
+// and another 14.
+std::string BudgetLine(const results::RunBudget& b) {
+  int added = 0;
+  for (const auto& [id, n] : b.added) added += n;
+  std::string line = "Budget: " + FormatDuration(b.seconds) + " for trick processes (" + b.rule +
+                     "); a first pass of " + std::to_string(b.first_pass_processes) +
+                     " process(es) per trick took " + FormatDuration(b.first_pass_seconds) +
+                     "; then " + std::to_string(added) + " more went to " +
+                     std::to_string(b.added.size()) +
+                     " trick(s), where they narrowed the projected intervals most per second "
+                     "(judged on the spread of the process values only, never on the "
+                     "estimates), first towards ±" +
+                     FormatPercent(b.imprecise_half_width, 1, false) + ", then towards ±" +
+                     FormatPercent(b.decision_half_width, 1, false) + ", at most " +
+                     std::to_string(b.max_processes) + " per trick";
+  if (b.left_out > 0) {
+    line += "; " + std::to_string(b.left_out) + " of them not started: the budget was spent first";
+  }
+  return line + ".";
+}
+
 std::string MethodLine(const Report& r) {
-  return "Speedup = geometric mean over " + std::to_string(r.processes) +
-         " process(es) of the median over paired rounds of baseline/variant time, with a " +
+  const std::string processes = r.budget ? "each trick's processes (" +
+                                               std::to_string(r.budget->first_pass_processes) +
+                                               " or more, see Budget)"
+                                         : std::to_string(r.processes) + " process(es)";
+  return "Speedup = geometric mean over " + processes +
+         " of the median over paired rounds of baseline/variant time, with a " +
          FormatPercent(1 - kAlpha, 0, false) +
          " interval over processes (t; bootstrap from 10 processes; one process: over rounds, "
          "too narrow); p = sign-flip test over processes (from 6), else t; significant below " +
@@ -439,6 +465,7 @@ doc::Document ReportDocument(const Report& r) {
   }
   d.blocks.push_back(doc::Paragraph{SummaryLine(r)});
   if (r.phase_seconds) d.blocks.push_back(doc::Paragraph{TimeSplitLine(r)});
+  if (r.budget) d.blocks.push_back(doc::Paragraph{BudgetLine(*r.budget)});
   d.sections.push_back({"Verdicts", "", {VerdictTable(r)}, {}});
   d.sections.push_back({"Speedups (95% intervals, log scale); shaded: what the claim states",
                         "",

@@ -165,6 +165,8 @@ struct Report {
   std::optional<results::PhaseSeconds> phase_seconds;
   results::MachineState machine;         // the index's; -1 where unknown
   std::optional<results::AbSession> ab;  // set when the run was one side of run_all --ab
+  // The index's, for a budgeted run: why process counts differ per trick (BudgetLine).
+  std::optional<results::RunBudget> budget;
   std::map<std::string, std::string> environment;
   std::vector<std::string> environment_notes;  // tricks whose context disagrees
   std::vector<TrickReport> tricks;

@@ -202,6 +202,7 @@ Json ReportToJson(const Report& r) {
             {"tricks", tricks}};
   // Optional: reports of runs from before the phases were recorded have none.
   if (r.phase_seconds) j["phase_seconds"] = results::ToJson(*r.phase_seconds);
+  if (r.budget) j["budget"] = results::ToJson(*r.budget);  // a budgeted run only
   return j;
 }
 
@@ -235,6 +236,9 @@ Report ReportFromJson(const Json& j, const std::string& file) {
   if (f.Has(j, "", "phase_seconds")) {
     r.phase_seconds =
         results::PhaseSecondsFromJson(f, f.Member(j, "", "phase_seconds"), "phase_seconds");
+  }
+  if (f.Has(j, "", "budget")) {
+    r.budget = results::RunBudgetFromJson(f, f.Member(j, "", "budget"), "budget");
   }
   const Json& m = f.Object(j, "", "machine");
   r.machine.load_start = f.Number(m, "machine", "load_start");

@@ -44,6 +44,7 @@ Json RunIndex::ToJson() const {
                {"new_bin_dir", ab->new_bin_dir},
                {"order", ab->order}};
   }
+  if (budget) j["budget"] = results::ToJson(*budget);
   j["tricks"] = entries;
   return j;
 }
@@ -114,6 +115,9 @@ RunIndex RunIndex::FromJson(const Json& j, const std::string& file) {
     index.processes = static_cast<int>(std::min<int64_t>(f.Int(j, "", "processes", 1), 1 << 20));
     index.machine = ReadMachine(f, j);
     if (f.Has(j, "", "ab") && !j["ab"].is_null()) index.ab = ReadAb(f, j);
+    if (f.Has(j, "", "budget") && !j["budget"].is_null()) {
+      index.budget = RunBudgetFromJson(f, f.Member(j, "", "budget"), "budget");
+    }
   }
   const Json& tricks = f.Array(j, "", "tricks");
   std::set<std::pair<std::string, int>> seen;

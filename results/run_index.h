@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "results/budget.h"
 #include "results/checked_json.h"
 #include "results/phases.h"
 #include "results/status.h"
@@ -86,10 +87,13 @@ struct RunIndex {
   std::string out_dir;                        // absolute path of the run folder
   double timeout_seconds = 0;                 // per-trick limit
   std::vector<std::string> forwarded_flags;   // given to every trick binary
-  int processes = 1;                          // processes per trick asked for (>= 1)
+  // Processes per trick asked for (>= 1); in a budgeted run the most any trick may get
+  // so far (the first pass, then the first pass plus what the budget added).
+  int processes = 1;
   MachineState machine;
-  std::optional<AbSession> ab;     // only in an A/B session
-  std::vector<IndexEntry> tricks;  // one per process, in the order they ran
+  std::optional<AbSession> ab;      // only in an A/B session
+  std::optional<RunBudget> budget;  // only in a budgeted run (run_all without --processes)
+  std::vector<IndexEntry> tricks;   // one per process, in the order they ran
 
   Json ToJson() const;
   // Checks everything a reader relies on; InputError naming `file` and the field.

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <map>
 
 #include "results/test_files.h"
 
@@ -43,6 +44,35 @@ TEST(RunIndex, RoundTripsEveryField) {
   EXPECT_EQ(back.ab->old_bin_dir, "/abs/old-bin");
   EXPECT_EQ(back.ab->new_bin_dir, "/abs/new-bin");
   EXPECT_EQ(back.ab->order, (std::vector<std::string>{"old", "new", "new", "old"}));
+}
+
+TEST(RunIndex, TheBudgetRoundTripsAndABadOneIsNamed) {
+  const RunIndex index = testing::FullIndex();
+  const RunIndex back = RunIndex::FromJson(index.ToJson(), "i.json");
+  ASSERT_TRUE(back.budget.has_value());
+  EXPECT_EQ(back.budget->seconds, 520);
+  EXPECT_EQ(back.budget->rule, "--budget");
+  EXPECT_EQ(back.budget->first_pass_seconds, 290.5);
+  EXPECT_EQ(back.budget->added, (std::map<std::string, int>{{"trick_0", 1}}));
+  EXPECT_EQ(back.budget->left_out, 2);
+  Json j = index.ToJson();
+  j["budget"]["added"]["trick_0"] = -1;
+  try {
+    RunIndex::FromJson(j, "i.json");
+    ADD_FAILURE() << "a negative count was read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("i.json: budget.added.trick_0: out of range"),
+              std::string::npos)
+        << e.what();
+  }
+  j = index.ToJson();
+  j["budget"].erase("first_pass_seconds");
+  EXPECT_THROW(RunIndex::FromJson(j, "i.json"), InputError);
+  // A fixed-count run has none.
+  RunIndex fixed = index;
+  fixed.budget.reset();
+  EXPECT_FALSE(fixed.ToJson().contains("budget"));
+  EXPECT_FALSE(RunIndex::FromJson(fixed.ToJson(), "i.json").budget.has_value());
 }
 
 TEST(RunIndex, WithoutAnAbSessionThereIsNoAbField) {

@@ -128,7 +128,10 @@ TEST(SchemaDoc, EveryIndexFieldTheWriterEmitsIsDocumented) {
   const std::string s = Section("## 2. Run index");
   const std::set<std::string> documented = DocumentedWords(s);
   std::map<std::string, std::string> keys;
-  CollectKeys(testing::FullIndex().ToJson(), "", &keys);
+  Json index = testing::FullIndex().ToJson();
+  ASSERT_FALSE(index["budget"]["added"].empty());
+  index["budget"]["added"] = Json::object();  // trick id -> count: its keys are ids
+  CollectKeys(index, "", &keys);
   for (const auto& [key, where] : keys) {
     EXPECT_TRUE(documented.count(key)) << "SCHEMA.md section 2 does not document " << where;
   }

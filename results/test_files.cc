@@ -111,6 +111,15 @@ RunIndex FullIndex() {
   index.machine = {0.5, 1.25, 0.75, 42};
   index.ab =
       AbSession{12345, kAbNew, "/abs/old-bin", "/abs/new-bin", {kAbOld, kAbNew, kAbNew, kAbOld}};
+  index.budget = RunBudget{.seconds = 520,
+                           .rule = "--budget",
+                           .first_pass_processes = 1,
+                           .first_pass_seconds = 290.5,
+                           .max_processes = 24,
+                           .imprecise_half_width = 0.1,
+                           .decision_half_width = 0.025,
+                           .added = {{"trick_0", 1}},
+                           .left_out = 2};
   // Every outcome once, as process 1; then trick_0 again as process 2.
   int i = 0;
   for (RunOutcome o : AllRunOutcomes()) {

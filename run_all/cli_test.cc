@@ -252,6 +252,47 @@ std::vector<std::string> Processes(const results::RunIndex& index) {
   return out;
 }
 
+// Without --processes: a first pass of 3 processes per trick, then the budget's extra
+// processes (budget.h), numbered on from 4, recorded in the index and said in the report.
+TEST(RunAll, ABudgetedRunAddsProcessesAfterItsFirstPassAndRecordsWhy) {
+  const std::string dir = Tmp("budgeted");
+  const Proc p = Exec(g_run_all + " " + g_tricks["noop"] + " " + g_tricks["wrong_answer"] +
+                      " --budget=40 --min_time=0.001 --out_dir=" + dir);
+  EXPECT_EQ(p.exit_code, 1) << p.output;  // wrong_answer is invalid
+  const results::RunIndex index = results::ReadRunIndex(dir + "/index.json");
+  ASSERT_TRUE(index.budget.has_value()) << p.output;
+  const results::RunBudget& b = *index.budget;
+  EXPECT_EQ(b.seconds, 40);
+  EXPECT_EQ(b.rule, "--budget");
+  EXPECT_EQ(b.first_pass_processes, 3);
+  EXPECT_EQ(b.max_processes, 24);
+  EXPECT_GT(b.first_pass_seconds, 0);
+  EXPECT_EQ(b.added.count("wrong_answer"), 0u);  // invalid in process 1: never again
+  const int added = b.added.count("noop") ? b.added.at("noop") : 0;
+  EXPECT_EQ(index.processes, 3 + added);
+  std::vector<std::string> expected = {"noop.p1", "wrong_answer.p1", "noop.p2", "noop.p3"};
+  for (int k = 4; k <= 3 + added - b.left_out; ++k)
+    expected.push_back("noop.p" + std::to_string(k));
+  EXPECT_EQ(Processes(index), expected) << p.output;
+  EXPECT_NE(p.output.find("run_all: first pass "), std::string::npos) << p.output;
+  const std::string report = Read(dir + "/report.md");
+  EXPECT_NE(report.find("Budget: 40 s for trick processes (--budget); a first pass of 3"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(Read(dir + "/report.json").find("\"budget\""), std::string::npos);
+
+  // A budget the first pass already spent buys nothing more.
+  const std::string spent = Tmp("budget_spent");
+  const Proc q = Exec(g_run_all + " " + g_tricks["noop"] + " --budget=0.01 --min_time=0.001" +
+                      " --out_dir=" + spent);
+  EXPECT_EQ(q.exit_code, 0) << q.output;
+  const results::RunIndex spent_index = results::ReadRunIndex(spent + "/index.json");
+  ASSERT_TRUE(spent_index.budget.has_value());
+  EXPECT_TRUE(spent_index.budget->added.empty());
+  EXPECT_EQ(spent_index.processes, 3);
+  EXPECT_EQ(Processes(spent_index), (std::vector<std::string>{"noop.p1", "noop.p2", "noop.p3"}));
+}
+
 TEST(RunAll, RunsEachTrickInSeveralProcessesRoundRobinAndNotAgainAfterASkip) {
   const std::string dir = Tmp("processes");
   const Proc p = Exec(g_run_all + " " + g_tricks["noop"] + " " + g_tricks["wrong_answer"] + " " +

@@ -12,11 +12,22 @@ namespace {
 
 constexpr char kHeader[] = R"(usage: bazel run //benches:run_all -- [flags]
 
-Runs every trick binary in P fresh processes (--processes), one process at a time,
+Runs every trick binary in several fresh processes, one process at a time,
 round-robin over the tricks (a p1, b p1, ..., a p2, b p2, ...) so that what differs
 between processes (allocation layout, page placement, CPU frequency) and drift over
 the run become measured variance; each process has a time limit, its outcome is
-recorded and the run keeps going. A trick skipped (needs CUDA) or invalid in its
+recorded and the run keeps going.
+
+How many processes: by default a time budget (--budget). Every trick first runs 3
+processes; the rest of the budget buys more processes, at most 24 per trick, for the
+tricks whose timed settings' intervals they narrow most per second, first those
+still imprecise (wider than +-10%), then towards +-2.5% (what a compare of two runs
+needs to call a setting unchanged). The choice looks only at how much each
+setting's process values spread, never at the estimates, so intervals and tests
+stay valid (stats/allocation.h). The default budget is the first pass's wall time
+and 80% of it again (about 9 minutes for all tricks on a 2-core machine).
+--processes=P runs exactly P processes of every trick instead (an A/B session
+always does: P defaults to 8 there). A trick skipped (needs CUDA) or invalid in its
 process 1 is not run again. Results land in one folder: <id>.p<k>.json and
 <id>.p<k>.log per process k, index.json (rewritten after each process; "complete":
 true once the run is over; with the load average at the start and end, the CPU steal
@@ -62,7 +73,7 @@ struct ForwardedValues {
 };
 
 void Declare(Flags* flags, Options* o, ForwardedValues* fwd, std::vector<std::string>* pass,
-             std::string* ab, uint64_t* ab_seed) {
+             std::string* ab, uint64_t* ab_seed, double* budget) {
   flags
       ->String("out_dir", &o->out_dir,
                "output folder (default: <runs>/run-<UTC time>, <runs> being\n"
@@ -70,8 +81,11 @@ void Declare(Flags* flags, Options* o, ForwardedValues* fwd, std::vector<std::st
                "`bazel run`, else ./runs)")
       .Seconds("timeout", &o->timeout, 86400, "time limit per trick process (default 300)")
       .Int("processes", &o->processes, 1, 1000,
-           "fresh processes per trick (default " + std::to_string(kDefaultProcesses) +
-               "); each gets --process=K")
+           "exactly P fresh processes per trick, no budget (with --ab default " +
+               std::to_string(kDefaultProcesses) + "); each gets --process=K")
+      .Seconds("budget", budget, 7 * 86400,
+               "seconds for all trick processes, first pass included\n"
+               "(default: the first pass's time x 1.8; not with --processes or --ab)")
       .String("ab", ab, "OLD_BIN_DIR,NEW_BIN_DIR: an A/B session of two builds (above)")
       .Uint64("ab_seed", ab_seed, "seed of the A/B order (default: from the clock, printed)")
       .List("only", &o->only, "run only these tricks")
@@ -100,9 +114,20 @@ bool ParseOptions(const std::vector<std::string>& args, Options* options, std::s
   std::vector<std::string> pass;
   std::string ab;
   uint64_t ab_seed = 0;
+  double budget = 0;
   Flags flags("run_all");
-  Declare(&flags, &parsed, &fwd, &pass, &ab, &ab_seed);
+  Declare(&flags, &parsed, &fwd, &pass, &ab, &ab_seed, &budget);
   if (!flags.Parse(args, error)) return false;
+  parsed.processes_given = flags.Given("processes");
+  if (flags.Given("budget")) {
+    if (parsed.processes_given || !ab.empty()) {
+      *error = std::string("--budget is not for a run with ") +
+               (parsed.processes_given ? "--processes (a fixed count)"
+                                       : "--ab (an A/B session pairs a fixed count)");
+      return false;
+    }
+    parsed.budget_seconds = budget;
+  }
   if (!ab.empty()) {
     const auto comma = ab.find(',');
     if (comma == std::string::npos || comma == 0 || comma + 1 == ab.size() ||
@@ -141,8 +166,9 @@ std::string Usage() {
   std::vector<std::string> pass;
   std::string ab;
   uint64_t ab_seed = 0;
+  double budget = 0;
   Flags flags("run_all");
-  Declare(&flags, &o, &fwd, &pass, &ab, &ab_seed);
+  Declare(&flags, &o, &fwd, &pass, &ab, &ab_seed, &budget);
   std::string outcomes;
   for (const results::RunOutcome outcome : results::AllRunOutcomes()) {
     outcomes += (outcomes.empty() ? "" : ", ") + results::Name(outcome);

@@ -19,12 +19,12 @@
 namespace trickbench {
 namespace run_all {
 
-// Processes per trick when --processes is not given: the one place that says it. Fresh
-// processes turn process-level effects (allocation layout, page placement, CPU
-// frequency) into measured variance, and that variance, not the rounds', sets the width
-// of most intervals here: with 5 processes 8 of 54 settings were imprecise (half-width
-// > 10 %), their advice asked for about 8. Eight of 8 rounds each keep the default run
-// within 10 minutes on a 2-core machine (measured: see README, "The two commands").
+// Processes per trick of an A/B session when --processes is not given: the one place
+// that says it. Fresh processes turn process-level effects (allocation layout, page
+// placement, CPU frequency) into measured variance, and that variance, not the rounds',
+// sets the width of most intervals here: with 5 processes 8 of 54 settings were
+// imprecise (half-width > 10 %), their advice asked for about 8. A run of one build
+// spends a time budget instead (budget.h), unless --processes fixes the count.
 inline constexpr int kDefaultProcesses = 8;
 
 struct Options {
@@ -35,12 +35,19 @@ struct Options {
   bool list = false;
   bool help = false;
   int processes = kDefaultProcesses;  // fresh processes per trick, round-robin over tricks
+  bool processes_given = false;       // --processes: a fixed count, no budget
+  // --budget: seconds for the trick processes in all, first pass included; none: the
+  // default rule (budget.h). Only for a budgeted run.
+  std::optional<double> budget_seconds;
   // --ab=OLD_BIN_DIR,NEW_BIN_DIR: an A/B session of two builds' trick binaries.
   std::string ab_old_dir, ab_new_dir;
   std::optional<uint64_t> ab_seed;   // --ab_seed; none: drawn from the clock
   std::vector<std::string> forward;  // for every trick binary, verbatim, in order
 
   bool ab() const { return !ab_old_dir.empty(); }
+  // A run of one build without --processes spends a time budget: a first pass of every
+  // trick, then more processes where the intervals are widest (budget.h).
+  bool budgeted() const { return !ab() && !processes_given; }
 };
 
 // False with one line in *error (without the "run_all: " prefix) on a bad command line.

@@ -51,8 +51,31 @@ TEST(ParseOptions, Defaults) {
   EXPECT_TRUE(o.forward.empty());
   EXPECT_TRUE(o.binaries.empty());
   EXPECT_EQ(o.processes, kDefaultProcesses);
+  EXPECT_FALSE(o.processes_given);
+  EXPECT_TRUE(o.budgeted());  // a time budget by default
+  EXPECT_FALSE(o.budget_seconds.has_value());
   EXPECT_FALSE(o.ab());
   EXPECT_FALSE(o.ab_seed.has_value());
+}
+
+TEST(ParseOptions, ABudgetOrAFixedCount) {
+  Options o;
+  std::string error;
+  ASSERT_TRUE(ParseOptions({"--budget=120"}, &o, &error)) << error;
+  EXPECT_TRUE(o.budgeted());
+  EXPECT_EQ(o.budget_seconds, 120);
+  ASSERT_TRUE(ParseOptions({"--processes=4"}, &o, &error)) << error;
+  EXPECT_FALSE(o.budgeted());
+  EXPECT_EQ(o.processes, 4);
+  ASSERT_TRUE(ParseOptions({"--ab=/a,/b"}, &o, &error)) << error;
+  EXPECT_FALSE(o.budgeted());  // an A/B session pairs a fixed count
+  EXPECT_EQ(o.processes, kDefaultProcesses);
+  EXPECT_EQ(ErrorOf({"--budget=60", "--processes=3"}),
+            "--budget is not for a run with --processes (a fixed count)");
+  EXPECT_EQ(ErrorOf({"--ab=/a,/b", "--budget=60"}),
+            "--budget is not for a run with --ab (an A/B session pairs a fixed count)");
+  EXPECT_EQ(ErrorOf({"--budget=0"}).rfind("bad value for --budget: '0'", 0), 0u)
+      << ErrorOf({"--budget=0"});
 }
 
 TEST(ParseOptions, BadCommandLinesAreOneLineErrors) {
@@ -89,11 +112,11 @@ TEST(ParseOptions, BadCommandLinesAreOneLineErrors) {
 TEST(Usage, ListsEveryFlagAndTheSignalBehaviour) {
   const std::string u = Usage();
   for (const char* flag :
-       {"--out_dir=", "--timeout=",   "--only=",        "--skip=",           "--list",
-        "--help",     "--min_time=",  "--repetitions=", "--threads=",        "--seed=",
-        "--device=",  "--check_only", "--flush_l2",     "--benchmark_*",     "--processes=",
-        "--ab=",      "--ab_seed=",   "--rounds=",      "--plant_slowdown=", "<id>.p<k>.json",
-        "ABBA",       "round-robin"}) {
+       {"--out_dir=",     "--timeout=",   "--only=",        "--skip=",       "--list",
+        "--help",         "--min_time=",  "--repetitions=", "--threads=",    "--seed=",
+        "--device=",      "--check_only", "--flush_l2",     "--benchmark_*", "--processes=",
+        "--budget=",      "--ab=",        "--ab_seed=",     "--rounds=",     "--plant_slowdown=",
+        "<id>.p<k>.json", "ABBA",         "round-robin"}) {
     EXPECT_NE(u.find(flag), std::string::npos) << flag;
   }
   EXPECT_NE(u.find("128+signal"), std::string::npos);

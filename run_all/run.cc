@@ -21,8 +21,10 @@
 #include "common/shared_data.h"
 #include "common/interference.h"
 #include "reports/cli.h"
+#include "reports/load.h"
 #include "results/run_index.h"
 #include "results/status.h"
+#include "run_all/budget.h"
 #include "run_all/child.h"
 #include "run_all/interrupt.h"
 #include "run_all/options.h"
@@ -160,7 +162,7 @@ std::vector<Side> SidesFor(const Options& o, const std::vector<std::string>& ids
 // (printed, and recorded in *ab).
 std::vector<Job> PlanJobs(const Options& o, size_t tricks, std::optional<results::AbSession>* ab,
                           std::ostream& out) {
-  if (!o.ab()) return RoundRobin(tricks, o.processes);
+  if (!o.ab()) return RoundRobin(tricks, o.budgeted() ? kFirstPassProcesses : o.processes);
   const uint64_t seed =
       o.ab_seed
           ? *o.ab_seed
@@ -207,7 +209,7 @@ class Session {
       index.out_dir = side.dir;
       index.timeout_seconds = o_.timeout;
       index.forwarded_flags = o_.forward;
-      index.processes = o_.processes;
+      index.processes = o_.budgeted() ? kFirstPassProcesses : o_.processes;
       index.machine = machine_.Now();
       index.machine.load_end = -1;  // not ended yet
       if (ab) {
@@ -216,36 +218,51 @@ class Session {
       }
       if (!WriteIndex(side)) return kExitSomeFailed;
     }
-    out_ << "run_all: " << ids_.size() << " tricks x " << o_.processes << " processes"
-         << (o_.ab() ? " x 2 builds" : "") << ", results in " << dir_ << std::endl;
+    if (o_.budgeted()) {
+      out_ << "run_all: " << ids_.size() << " tricks x " << kFirstPassProcesses
+           << " processes, then a budget of "
+           << (o_.budget_seconds ? std::to_string(static_cast<int>(*o_.budget_seconds)) + " s"
+                                 : std::string("the first pass's time x ") +
+                                       std::to_string(1 + kDefaultExtraShare).substr(0, 3))
+           << " where intervals are widest, results in " << dir_ << std::endl;
+    } else {
+      out_ << "run_all: " << ids_.size() << " tricks x " << o_.processes << " processes"
+           << (o_.ab() ? " x 2 builds" : "") << ", results in " << dir_ << std::endl;
+    }
     return -1;
   }
 
-  // Every job in order, until the last or a stop request.
-  int RunJobs(const std::vector<Job>& jobs, const InterruptLatch& latch) {
+  // Every job in order, until the last or a stop request. With `budget` (seconds since
+  // the run began), a job whose trick's process would end past it is not started, and
+  // counted in *left_out.
+  int RunJobs(const std::vector<Job>& jobs, const InterruptLatch& latch,
+              const std::vector<double>* seconds_per_process = nullptr, double budget = 0,
+              int* left_out = nullptr) {
     Side* by_build[3] = {nullptr, nullptr, nullptr};
     for (Side& side : sides_) by_build[static_cast<int>(side.build)] = &side;
-    const auto start = std::chrono::steady_clock::now();
-    planned_ = jobs.size();
+    planned_ += jobs.size();
     for (size_t i = 0; i < jobs.size() && !latch.signal(); ++i) {
       const Job& job = jobs[i];
       Side& side = *by_build[static_cast<int>(job.build)];
+      ++numbered_;
       if (side.not_again.count(job.trick)) {
         ++not_run_;
         continue;
       }
+      if (seconds_per_process && Elapsed() + (*seconds_per_process)[job.trick] > budget) {
+        ++*left_out;
+        continue;
+      }
       const std::string& id = ids_[job.trick];
       char line[256];
-      std::snprintf(line, sizeof line, "[%zu/%zu] %-28s p%-3d%-4s ", i + 1, jobs.size(), id.c_str(),
-                    job.process, RoleName(job.build).c_str());
+      std::snprintf(line, sizeof line, "[%zu/%zu] %-28s p%-3d%-4s ", numbered_, planned_,
+                    id.c_str(), job.process, RoleName(job.build).c_str());
       out_ << line << std::flush;
       const results::IndexEntry entry =
           RunTrick(side.binaries[job.trick], job.process, side.dir, o_, latch);
       ++done_;
-      const double elapsed =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       std::snprintf(line, sizeof line, "%-8s %6.1fs  (elapsed %s)", Name(entry.outcome).c_str(),
-                    entry.seconds, Clock(elapsed).c_str());
+                    entry.seconds, Clock(Elapsed()).c_str());
       out_ << line;
       if (entry.phase_seconds && entry.seconds > 0) {
         // How much of the process measured (results/phases.h); the report sums the run.
@@ -258,7 +275,7 @@ class Session {
       if (entry.outcome != RunOutcome::kOk && entry.outcome != RunOutcome::kSkipped) ++side.bad;
       // Another process of a trick that cannot run here (skipped) or gives a wrong
       // answer (invalid: no speedup is reported) would measure nothing new.
-      if (job.process == 1 && o_.processes > 1 &&
+      if (job.process == 1 && (o_.budgeted() || o_.processes > 1) &&
           (entry.outcome == RunOutcome::kSkipped || entry.outcome == RunOutcome::kInvalid)) {
         side.not_again.insert(job.trick);
         out_ << "        " << id << " " << Name(entry.outcome) << " in process 1: not run again"
@@ -275,6 +292,50 @@ class Session {
       if (!WriteIndex(side)) return kExitSomeFailed;
     }
     return -1;
+  }
+
+  // A budgeted run after its first pass: the rest of the budget planned (budget.h) on
+  // the first pass's report, recorded in the index, and run, round-robin over the
+  // tricks that got more, each process started only while it fits the budget.
+  int SpendBudget(const InterruptLatch& latch) {
+    Side& side = sides_.front();
+    results::RunBudget b = NewBudget(Elapsed(), o_.budget_seconds);
+    BudgetPlan plan;
+    try {
+      plan = PlanBudget(ids_, reports::MergeRun(dir_), side.index.tricks, b);
+    } catch (const std::exception& e) {
+      // A first pass that cannot be merged (every process failed, say) has no spreads
+      // to plan on; the report will say what is wrong with it.
+      out_ << "run_all: no budget plan: " << e.what() << std::endl;
+      plan.added.assign(ids_.size(), 0);
+      plan.seconds_per_process.assign(ids_.size(), 0);
+    }
+    std::vector<Job> jobs;
+    for (int wave = 1; wave <= kMaxProcessesPerTrick; ++wave) {
+      for (size_t t = 0; t < ids_.size(); ++t) {
+        if (side.not_again.count(t) || plan.added[t] < wave) continue;
+        // Process numbers go on from the first pass's.
+        jobs.push_back({t, kFirstPassProcesses + wave, Build::kOnly});
+        b.added[ids_[t]] = wave;
+      }
+    }
+    int most = 0;
+    for (const auto& [id, n] : b.added) most = std::max(most, n);
+    side.index.processes = kFirstPassProcesses + most;
+    side.index.budget = b;
+    out_ << "run_all: first pass " << Clock(b.first_pass_seconds) << "; budget " << Clock(b.seconds)
+         << ": " << jobs.size() << " more processes for " << b.added.size()
+         << " tricks where the intervals are widest" << std::endl;
+    if (!WriteIndex(side)) return kExitSomeFailed;
+    int left_out = 0;
+    const int status = RunJobs(jobs, latch, &plan.seconds_per_process, b.seconds, &left_out);
+    side.index.budget->left_out = left_out;
+    if (left_out > 0) {
+      out_ << "run_all: " << left_out << " planned processes not started: the budget was spent"
+           << std::endl;
+    }
+    if (!WriteIndex(side)) return kExitSomeFailed;
+    return status;
   }
 
   // The indexes closed (interrupted, or complete and then the reports).
@@ -336,8 +397,13 @@ class Session {
   const std::string dir_;
   std::ostream& out_;
   std::ostream& err_;
+  double Elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
   const MachineProbe machine_;
-  size_t planned_ = 0, done_ = 0, not_run_ = 0;
+  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  size_t planned_ = 0, numbered_ = 0, done_ = 0, not_run_ = 0;
 };
 
 }  // namespace
@@ -402,6 +468,9 @@ int RunAllMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   Session session(o, ids, std::move(sides), dir, out, err);
   if (const int status = session.Start(ab); status >= 0) return status;
   if (const int status = session.RunJobs(jobs, *latch); status >= 0) return status;
+  if (o.budgeted() && !latch->signal()) {
+    if (const int status = session.SpendBudget(*latch); status >= 0) return status;
+  }
   const int signal = latch->signal();
   if (!signal) latch.reset();  // the report is written atomically: no stop needed there
   return session.Finish(signal);

@@ -1,0 +1,80 @@
+#include "run_all/budget.h"
+
+#include <algorithm>
+#include <map>
+
+#include "reports/thresholds.h"
+#include "stats/allocation.h"
+
+namespace trickbench {
+namespace run_all {
+
+double SecondsPerProcess(const std::string& id, const std::vector<results::IndexEntry>& entries) {
+  std::vector<double> later;
+  double first = 0;
+  for (const results::IndexEntry& e : entries) {
+    if (e.id != id || e.outcome != results::RunOutcome::kOk) continue;
+    if (e.process == 1) {
+      first = e.seconds;
+    } else {
+      later.push_back(e.seconds);
+    }
+  }
+  if (later.empty()) return first;
+  std::sort(later.begin(), later.end());
+  const size_t n = later.size();
+  return n % 2 ? later[n / 2] : (later[n / 2 - 1] + later[n / 2]) / 2;
+}
+
+results::RunBudget NewBudget(double first_pass_seconds, std::optional<double> budget_seconds) {
+  results::RunBudget b;
+  b.first_pass_processes = kFirstPassProcesses;
+  b.first_pass_seconds = first_pass_seconds;
+  b.max_processes = kMaxProcessesPerTrick;
+  b.imprecise_half_width = reports::kImpreciseHalfWidth;
+  // What compare needs of each side to call a setting "unchanged" within +-5 %: the
+  // same target its advice uses (reports/compare.cc).
+  b.decision_half_width = reports::kNoEffectBand / 2;
+  if (budget_seconds) {
+    b.seconds = *budget_seconds;
+    b.rule = "--budget";
+  } else {
+    b.seconds = first_pass_seconds * (1 + kDefaultExtraShare);
+    b.rule = "the default: the first pass's time and " +
+             std::to_string(static_cast<int>(100 * kDefaultExtraShare + 0.5)) + "% of it again";
+  }
+  return b;
+}
+
+BudgetPlan PlanBudget(const std::vector<std::string>& ids, const reports::Report& first_pass,
+                      const std::vector<results::IndexEntry>& entries,
+                      const results::RunBudget& budget) {
+  std::map<std::string, const reports::TrickReport*> by_id;
+  for (const reports::TrickReport& t : first_pass.tricks) by_id[t.id] = &t;
+  BudgetPlan plan;
+  std::vector<stats::AllocationUnit> units;
+  for (const std::string& id : ids) {
+    stats::AllocationUnit u;
+    u.seconds_per_process = SecondsPerProcess(id, entries);
+    const auto it = by_id.find(id);
+    if (it != by_id.end() && it->second->outcome == results::RunOutcome::kOk) {
+      u.processes = it->second->processes;
+      for (const reports::VariantEffect& e : it->second->effects) {
+        if (e.timed && e.time.processes >= 2) u.setting_sds.push_back(e.time.between_sd);
+      }
+    }
+    plan.seconds_per_process.push_back(u.seconds_per_process);
+    units.push_back(u);
+  }
+  stats::AllocationRule rule;
+  rule.budget_seconds = std::max(0.0, budget.seconds - budget.first_pass_seconds);
+  rule.max_processes = budget.max_processes;
+  rule.imprecise_half_width = budget.imprecise_half_width;
+  rule.decision_half_width = budget.decision_half_width;
+  rule.confidence = 1 - reports::kAlpha;
+  plan.added = stats::AllocateProcesses(units, rule);
+  return plan;
+}
+
+}  // namespace run_all
+}  // namespace trickbench

@@ -1,0 +1,60 @@
+// How run_all spends a time budget (the default, without --processes): every trick runs
+// a first pass of kFirstPassProcesses processes, round-robin; the first pass is merged
+// into a report, and the rest of the budget is planned here as extra processes per trick
+// (stats/allocation.h), on the spread of each timed setting's process values alone.
+//
+//   const reports::Report first = reports::MergeRun(dir);
+//   run_all::BudgetPlan plan = run_all::PlanBudget(ids, first, index.tricks, seconds_left);
+//   // plan.added[i] more processes of ids[i]; each costs plan.seconds_per_process[i]
+//
+// Why a first pass of 3: two processes give a spread with one degree of freedom, too
+// noisy to allocate on (the simulations in stats/allocation_test.cc use 3 and keep
+// coverage at 95 %); more would spend the budget evenly before knowing where it is needed.
+// Why at most 24 per trick: a setting whose spread needs more than that for a decision
+// is not one a default run can settle; its advice says what would.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reports/report.h"
+#include "results/run_index.h"
+
+namespace trickbench {
+namespace run_all {
+
+inline constexpr int kFirstPassProcesses = 3;
+inline constexpr int kMaxProcessesPerTrick = 24;
+// The default budget: the first pass's wall time, and this share of it again for the
+// extra processes. On this 2-core machine a first pass of the 47 tricks takes about 5
+// minutes, so a default run stays within its 10-minute target; on a faster or slower
+// host the budget scales with the tricks' own cost.
+inline constexpr double kDefaultExtraShare = 0.8;
+
+struct BudgetPlan {
+  std::vector<int> added;                   // per trick, parallel to ids
+  std::vector<double> seconds_per_process;  // what one more process of it is taken to cost
+};
+
+// What one more process of `id` costs: the median wall time of its measured processes
+// after the first (process 1 alone also runs the checks and the reproducibility run),
+// else process 1's; 0 when none was measured.
+double SecondsPerProcess(const std::string& id, const std::vector<results::IndexEntry>& entries);
+
+// The record of a budget after a first pass of `first_pass_seconds`: its seconds
+// (`budget_seconds`, --budget, else the default rule), the rule in words, the cap and
+// the targets (the report's imprecise width; half compare's +-5 % band for each side).
+// added and left_out are the caller's to fill.
+results::RunBudget NewBudget(double first_pass_seconds, std::optional<double> budget_seconds);
+
+// The extra processes for the tricks `ids` within what `budget` leaves after its first
+// pass, from the first pass's report (its timed settings' spreads) and the index's
+// entries (their costs). Tricks that are not in the report, not measured, or without a
+// timed setting get none.
+BudgetPlan PlanBudget(const std::vector<std::string>& ids, const reports::Report& first_pass,
+                      const std::vector<results::IndexEntry>& entries,
+                      const results::RunBudget& budget);
+
+}  // namespace run_all
+}  // namespace trickbench
