@@ -1,6 +1,7 @@
 #include "run_all/budget.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 
 #include "reports/thresholds.h"
@@ -40,8 +41,10 @@ results::RunBudget NewBudget(double first_pass_seconds, std::optional<double> bu
     b.rule = "--budget";
   } else {
     b.seconds = first_pass_seconds * (1 + kDefaultExtraShare);
-    b.rule = "the default: the first pass's time and " +
-             std::to_string(static_cast<int>(100 * kDefaultExtraShare + 0.5)) + "% of it again";
+    char rule[64];
+    std::snprintf(rule, sizeof rule, "the default: %.1f x the first pass's time",
+                  1 + kDefaultExtraShare);
+    b.rule = rule;
   }
   return b;
 }

@@ -40,10 +40,10 @@ TEST(Budget, AProcessCostsWhatTheLaterProcessesTook) {
   EXPECT_EQ(SecondsPerProcess("d", entries), 0);
 }
 
-TEST(Budget, TheDefaultIsTheFirstPassAndEightyPercentAgain) {
+TEST(Budget, TheDefaultIsAMultipleOfTheFirstPass) {
   const results::RunBudget d = NewBudget(100, std::nullopt);
-  EXPECT_DOUBLE_EQ(d.seconds, 180);
-  EXPECT_EQ(d.rule, "the default: the first pass's time and 80% of it again");
+  EXPECT_DOUBLE_EQ(d.seconds, 240);
+  EXPECT_EQ(d.rule, "the default: 2.4 x the first pass's time");
   EXPECT_EQ(d.first_pass_processes, kFirstPassProcesses);
   EXPECT_EQ(d.max_processes, kMaxProcessesPerTrick);
   EXPECT_DOUBLE_EQ(d.imprecise_half_width, 0.10);

@@ -24,8 +24,8 @@ tricks whose timed settings' intervals they narrow most per second, first those
 still imprecise (wider than +-10%), then towards +-2.5% (what a compare of two runs
 needs to call a setting unchanged). The choice looks only at how much each
 setting's process values spread, never at the estimates, so intervals and tests
-stay valid (stats/allocation.h). The default budget is the first pass's wall time
-and 80% of it again (about 9 minutes for all tricks on a 2-core machine).
+stay valid (stats/allocation.h). The default budget is 2.4 times the first pass's
+wall time (about 9 minutes for all tricks on a 2-core machine).
 --processes=P runs exactly P processes of every trick instead (an A/B session
 always does: P defaults to 8 there). A trick skipped (needs CUDA) or invalid in its
 process 1 is not run again. Results land in one folder: <id>.p<k>.json and
@@ -85,7 +85,7 @@ void Declare(Flags* flags, Options* o, ForwardedValues* fwd, std::vector<std::st
                std::to_string(kDefaultProcesses) + "); each gets --process=K")
       .Seconds("budget", budget, 7 * 86400,
                "seconds for all trick processes, first pass included\n"
-               "(default: the first pass's time x 1.8; not with --processes or --ab)")
+               "(default: the first pass's time x 2.4; not with --processes or --ab)")
       .String("ab", ab, "OLD_BIN_DIR,NEW_BIN_DIR: an A/B session of two builds (above)")
       .Uint64("ab_seed", ab_seed, "seed of the A/B order (default: from the clock, printed)")
       .List("only", &o->only, "run only these tricks")

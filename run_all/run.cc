@@ -222,7 +222,7 @@ class Session {
       out_ << "run_all: " << ids_.size() << " tricks x " << kFirstPassProcesses
            << " processes, then a budget of "
            << (o_.budget_seconds ? std::to_string(static_cast<int>(*o_.budget_seconds)) + " s"
-                                 : std::string("the first pass's time x ") +
+                                 : "the first pass's time x " +
                                        std::to_string(1 + kDefaultExtraShare).substr(0, 3))
            << " where intervals are widest, results in " << dir_ << std::endl;
     } else {

@@ -15,12 +15,29 @@ namespace {
 // scale, so that halving a width counts the same for a noisy setting as for a quiet one.
 double Above(double half_width, double target) { return std::log(std::max(half_width, target)); }
 
+// The units with each sd raised to its one-sided upper `confidence` bound (see the
+// header): s * sqrt(dof / chi2(1 - confidence, dof)); 0: as measured.
+std::vector<AllocationUnit> AtUpperBound(std::vector<AllocationUnit> units, double confidence) {
+  for (AllocationUnit& u : units) {
+    if (u.processes < 2 || confidence == 0) continue;
+    const double dof = u.processes - 1;
+    const double factor = std::sqrt(dof / ChiSquareQuantile(1 - confidence, dof));
+    for (double& sd : u.setting_sds) sd *= factor;
+  }
+  return units;
+}
+
 // What one more process (n -> n + 1) gains a unit towards `target`, before dividing by
-// its cost: only settings that the cap lets reach the target count.
-double Gain(const AllocationUnit& u, int n, double target, const AllocationRule& rule) {
+// its cost, from its spreads as judged (`judged`: the upper bounds): only settings that
+// the cap lets reach the target on their spread bounded for reach (`reach`) count.
+double Gain(const AllocationUnit& reach, const AllocationUnit& judged, int n, double target,
+            const AllocationRule& rule) {
   double gain = 0;
-  for (const double sd : u.setting_sds) {
-    if (ProjectedHalfWidth(sd, rule.max_processes, rule.confidence) > target) continue;
+  for (size_t s = 0; s < judged.setting_sds.size(); ++s) {
+    if (ProjectedHalfWidth(reach.setting_sds[s], rule.max_processes, rule.confidence) > target) {
+      continue;
+    }
+    const double sd = judged.setting_sds[s];
     gain += Above(ProjectedHalfWidth(sd, n, rule.confidence), target) -
             Above(ProjectedHalfWidth(sd, n + 1, rule.confidence), target);
   }
@@ -29,8 +46,8 @@ double Gain(const AllocationUnit& u, int n, double target, const AllocationRule&
 
 // The greedy loop towards one target: each next process to the unit with the largest
 // gain per second that still fits in *left; stops when none gains anything.
-void Spend(const std::vector<AllocationUnit>& units, double target, const AllocationRule& rule,
-           double* left, std::vector<int>* extra) {
+void Spend(const std::vector<AllocationUnit>& units, const std::vector<AllocationUnit>& judged,
+           double target, const AllocationRule& rule, double* left, std::vector<int>* extra) {
   for (;;) {
     size_t best = units.size();
     double best_rate = 0;
@@ -41,7 +58,7 @@ void Spend(const std::vector<AllocationUnit>& units, double target, const Alloca
           u.seconds_per_process > *left) {
         continue;
       }
-      const double rate = Gain(u, n, target, rule) / u.seconds_per_process;
+      const double rate = Gain(u, judged[i], n, target, rule) / u.seconds_per_process;
       if (rate > best_rate) {
         best_rate = rate;
         best = i;
@@ -75,18 +92,15 @@ std::vector<int> AllocateProcesses(const std::vector<AllocationUnit>& units,
   if (!(rule.spread_confidence >= 0 && rule.spread_confidence < 1)) {
     throw std::invalid_argument("allocation: spread_confidence not in [0, 1)");
   }
-  // Each sd raised to its upper bound (see the header): s * sqrt(dof / chi2(1 - c, dof)).
-  std::vector<AllocationUnit> judged = units;
-  for (AllocationUnit& u : judged) {
-    if (u.processes < 2 || rule.spread_confidence == 0) continue;
-    const double dof = u.processes - 1;
-    const double factor = std::sqrt(dof / ChiSquareQuantile(1 - rule.spread_confidence, dof));
-    for (double& sd : u.setting_sds) sd *= factor;
+  if (!(rule.reach_confidence >= 0 && rule.reach_confidence < 1)) {
+    throw std::invalid_argument("allocation: reach_confidence not in [0, 1)");
   }
+  const std::vector<AllocationUnit> judged = AtUpperBound(units, rule.spread_confidence);
+  const std::vector<AllocationUnit> reach = AtUpperBound(units, rule.reach_confidence);
   std::vector<int> extra(units.size(), 0);
   double left = rule.budget_seconds;
-  Spend(judged, rule.imprecise_half_width, rule, &left, &extra);
-  Spend(judged, rule.decision_half_width, rule, &left, &extra);
+  Spend(reach, judged, rule.imprecise_half_width, rule, &left, &extra);
+  Spend(reach, judged, rule.decision_half_width, rule, &left, &extra);
   return extra;
 }
 
