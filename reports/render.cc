@@ -146,10 +146,8 @@ std::string BudgetLine(const results::RunBudget& b) {
                      FormatPercent(b.imprecise_half_width, 1, false) + ", then towards ±" +
                      FormatPercent(b.decision_half_width, 1, false) + ", at most " +
                      std::to_string(b.max_processes) + " per trick";
-  if (b.left_out > 0) {
-    line += "; " + std::to_string(b.left_out) + " of them not started: the budget was spent first";
-  }
-  return line + ".";
+  if (b.left_out > 0) line += "; " + std::to_string(b.left_out) + " of them not started";
+  return line + (b.left_out > 0 ? ": the budget was spent first." : ".");
 }
 
 std::string MethodLine(const Report& r) {
