@@ -6,6 +6,7 @@
 
 #include "reports/thresholds.h"
 #include "stats/allocation.h"
+#include "stats/summary.h"
 
 namespace trickbench {
 namespace run_all {
@@ -21,10 +22,7 @@ double SecondsPerProcess(const std::string& id, const std::vector<results::Index
       later.push_back(e.seconds);
     }
   }
-  if (later.empty()) return first;
-  std::sort(later.begin(), later.end());
-  const size_t n = later.size();
-  return n % 2 ? later[n / 2] : (later[n / 2 - 1] + later[n / 2]) / 2;
+  return later.empty() ? first : stats::Median(later);
 }
 
 results::RunBudget NewBudget(double first_pass_seconds, std::optional<double> budget_seconds) {

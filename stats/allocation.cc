@@ -45,28 +45,29 @@ double Gain(const AllocationUnit& reach, const AllocationUnit& judged, int n, do
 }
 
 // The greedy loop towards one target: each next process to the unit with the largest
-// gain per second that still fits in *left; stops when none gains anything.
-void Spend(const std::vector<AllocationUnit>& units, const std::vector<AllocationUnit>& judged,
+// gain per second that still fits in *left; stops when none gains anything. `reach` and
+// `judged` are the same units with their spreads bounded two ways (AtUpperBound).
+void Spend(const std::vector<AllocationUnit>& reach, const std::vector<AllocationUnit>& judged,
            double target, const AllocationRule& rule, double* left, std::vector<int>* extra) {
   for (;;) {
-    size_t best = units.size();
+    size_t best = judged.size();
     double best_rate = 0;
-    for (size_t i = 0; i < units.size(); ++i) {
-      const AllocationUnit& u = units[i];
+    for (size_t i = 0; i < judged.size(); ++i) {
+      const AllocationUnit& u = judged[i];
       const int n = u.processes + (*extra)[i];
       if (u.processes < 2 || !(u.seconds_per_process > 0) || n >= rule.max_processes ||
           u.seconds_per_process > *left) {
         continue;
       }
-      const double rate = Gain(u, judged[i], n, target, rule) / u.seconds_per_process;
+      const double rate = Gain(reach[i], u, n, target, rule) / u.seconds_per_process;
       if (rate > best_rate) {
         best_rate = rate;
         best = i;
       }
     }
-    if (best == units.size()) return;
+    if (best == judged.size()) return;
     ++(*extra)[best];
-    *left -= units[best].seconds_per_process;
+    *left -= judged[best].seconds_per_process;
   }
 }
 
