@@ -1,35 +1,23 @@
 #include "run_all/run.h"
 
-#include <fcntl.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-#include <ctime>
 #include <filesystem>
 #include <map>
 #include <optional>
-#include <set>
 #include <stdexcept>
 
-#include "common/atomic_file.h"
 #include "common/output_dir.h"
 #include "common/shared_data.h"
-#include "common/interference.h"
-#include "reports/cli.h"
-#include "reports/load.h"
 #include "results/run_index.h"
 #include "results/status.h"
 #include "run_all/budget.h"
 #include "run_all/child.h"
 #include "run_all/interrupt.h"
 #include "run_all/options.h"
-#include "run_all/outcome.h"
 #include "run_all/plan.h"
+#include "run_all/session.h"
 #include "run_all/tricks.h"
 
 namespace trickbench {
@@ -37,15 +25,6 @@ namespace run_all {
 namespace {
 
 namespace fs = std::filesystem;
-using results::RunOutcome;
-
-std::string Clock(double seconds) {
-  const int s = static_cast<int>(seconds);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%d:%02d", s / 60, s % 60);
-  return buf;
-}
-
 // The trick binary's own parser is the one definition of what the forwarded flags
 // accept: ask it (with --list, which parses everything and measures nothing) before
 // anything is written, so a typo costs a second, not a run folder of failures.
@@ -67,76 +46,7 @@ std::string ForwardedFlagsRejection(const std::string& binary, const Options& o,
   return text.substr(text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1);
 }
 
-// `dir` created and checked writable; "" with *error otherwise.
-std::string MakeDir(const std::string& dir, const std::string& flag, std::string* error) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  std::string why;
-  if (ec || !CheckWritable(dir + "/index.json", &why)) {
-    *error = "cannot write into " + flag + dir + ": " + (ec ? ec.message() : why);
-    return "";
-  }
-  return fs::canonical(dir).string();
-}
-
 std::string DefaultRunDir() { return RunsRoot() + "/run-" + UtcStamp(); }
-
-// Runs one process of a trick binary, its output into <id>.p<k>.log, and classifies
-// how it ended.
-results::IndexEntry RunTrick(const std::string& binary, int process, const std::string& dir,
-                             const Options& o, const InterruptLatch& latch) {
-  const std::string id = TrickId(binary);
-  const std::string stem = dir + "/" + FileStem(id, process);
-  const std::string result = stem + ".json";
-  std::remove(result.c_str());  // a stale file from an earlier run is not this run's result
-  const std::string log = stem + ".log";
-  const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  ChildExit e;
-  if (fd < 0) {
-    e.start_error = "cannot write " + log;
-  } else {
-    std::vector<std::string> argv = {binary, "--out=" + result,
-                                     "--process=" + std::to_string(process)};
-    argv.insert(argv.end(), o.forward.begin(), o.forward.end());
-    e = RunInGroup(argv, fd, o.timeout, latch.flag());
-    close(fd);
-  }
-  return Classify(id, process, e, dir, o.timeout);
-}
-
-// Involuntary context switches of every reaped child so far (the trick processes).
-int64_t ChildrenInvoluntarySwitches() {
-  struct rusage u;
-  return getrusage(RUSAGE_CHILDREN, &u) == 0 ? u.ru_nivcsw : -1;
-}
-
-// What the machine did around the run (common/interference.h).
-struct MachineProbe {
-  double load_start = SampleMachineLoad().load_1min;
-  double steal_start = SampleInterference().steal_seconds;
-  int64_t switches_start = ChildrenInvoluntarySwitches();
-
-  results::MachineState Now() const {
-    results::MachineState m;
-    m.load_start = load_start;
-    m.load_end = SampleMachineLoad().load_1min;
-    m.steal_seconds = std::max(0.0, SampleInterference().steal_seconds - steal_start);
-    const int64_t switches = ChildrenInvoluntarySwitches();
-    m.involuntary_switches =
-        switches_start < 0 || switches < 0 ? -1 : std::max<int64_t>(0, switches - switches_start);
-    return m;
-  }
-};
-
-// One build's side of the run: its binaries, folder and index.
-struct Side {
-  Build build = Build::kOnly;
-  std::vector<std::string> binaries;  // absolute, parallel to the run's trick ids
-  std::string dir;
-  results::RunIndex index;
-  std::set<size_t> not_again;  // tricks skipped or invalid in their process 1
-  size_t bad = 0;              // processes neither measured nor skipped
-};
 
 // One side per build (--ab: old and new), each with the binaries of `ids`.
 std::vector<Side> SidesFor(const Options& o, const std::vector<std::string>& ids) {
@@ -178,233 +88,6 @@ std::vector<Job> PlanJobs(const Options& o, size_t tricks, std::optional<results
       << std::endl;
   return jobs;
 }
-
-// One run of the planned trick processes into `dir`: the sides' folders and indexes,
-// the processes in order, and the reports. Each step returns an exit status, or -1 to
-// go on.
-class Session {
- public:
-  Session(const Options& o, std::vector<std::string> ids, std::vector<Side> sides, std::string dir,
-          std::ostream& out, std::ostream& err)
-      : o_(o),
-        ids_(std::move(ids)),
-        sides_(std::move(sides)),
-        dir_(std::move(dir)),
-        out_(out),
-        err_(err) {}
-
-  // The folders, and every index written before the first trick (see run.h).
-  int Start(const std::optional<results::AbSession>& ab) {
-    std::string error;
-    for (Side& side : sides_) {
-      side.dir = side.build == Build::kOnly
-                     ? dir_
-                     : MakeDir(dir_ + "/" + RoleName(side.build), "", &error);
-      if (side.dir.empty()) {
-        err_ << "run_all: " << error << "\n";
-        return kExitSomeFailed;
-      }
-      results::RunIndex& index = side.index;
-      index.started = UtcStamp("%FT%TZ");
-      index.out_dir = side.dir;
-      index.timeout_seconds = o_.timeout;
-      index.forwarded_flags = o_.forward;
-      index.processes = o_.budgeted() ? kFirstPassProcesses : o_.processes;
-      index.machine = machine_.Now();
-      index.machine.load_end = -1;  // not ended yet
-      if (ab) {
-        index.ab = *ab;
-        index.ab->role = RoleName(side.build);
-      }
-      if (!WriteIndex(side)) return kExitSomeFailed;
-    }
-    if (o_.budgeted()) {
-      out_ << "run_all: " << ids_.size() << " tricks x " << kFirstPassProcesses
-           << " processes, then a budget of "
-           << (o_.budget_seconds ? std::to_string(static_cast<int>(*o_.budget_seconds)) + " s"
-                                 : "the first pass's time x " +
-                                       std::to_string(1 + kDefaultExtraShare).substr(0, 3))
-           << " where intervals are widest, results in " << dir_ << std::endl;
-    } else {
-      out_ << "run_all: " << ids_.size() << " tricks x " << o_.processes << " processes"
-           << (o_.ab() ? " x 2 builds" : "") << ", results in " << dir_ << std::endl;
-    }
-    return -1;
-  }
-
-  // Every job in order, until the last or a stop request. With `budget` (seconds since
-  // the run began), a job whose trick's process would end past it is not started, and
-  // counted in *left_out.
-  int RunJobs(const std::vector<Job>& jobs, const InterruptLatch& latch,
-              const std::vector<double>* seconds_per_process = nullptr, double budget = 0,
-              int* left_out = nullptr) {
-    Side* by_build[3] = {nullptr, nullptr, nullptr};
-    for (Side& side : sides_) by_build[static_cast<int>(side.build)] = &side;
-    planned_ += jobs.size();
-    for (size_t i = 0; i < jobs.size() && !latch.signal(); ++i) {
-      const Job& job = jobs[i];
-      Side& side = *by_build[static_cast<int>(job.build)];
-      ++numbered_;
-      if (side.not_again.count(job.trick)) {
-        ++not_run_;
-        continue;
-      }
-      if (seconds_per_process && Elapsed() + (*seconds_per_process)[job.trick] > budget) {
-        ++*left_out;
-        continue;
-      }
-      const std::string& id = ids_[job.trick];
-      char line[256];
-      std::snprintf(line, sizeof line, "[%zu/%zu] %-28s p%-3d%-4s ", numbered_, planned_,
-                    id.c_str(), job.process, RoleName(job.build).c_str());
-      out_ << line << std::flush;
-      const results::IndexEntry entry =
-          RunTrick(side.binaries[job.trick], job.process, side.dir, o_, latch);
-      ++done_;
-      std::snprintf(line, sizeof line, "%-8s %6.1fs  (elapsed %s)", Name(entry.outcome).c_str(),
-                    entry.seconds, Clock(Elapsed()).c_str());
-      out_ << line;
-      if (entry.phase_seconds && entry.seconds > 0) {
-        // How much of the process measured (results/phases.h); the report sums the run.
-        std::snprintf(line, sizeof line, "  timed %2.0f%%",
-                      100 * entry.phase_seconds->rounds / entry.seconds);
-        out_ << line;
-      }
-      out_ << (entry.reason.empty() ? "" : "  ") << entry.reason.substr(0, 160) << std::endl;
-      side.index.tricks.push_back(entry);
-      if (entry.outcome != RunOutcome::kOk && entry.outcome != RunOutcome::kSkipped) ++side.bad;
-      // Another process of a trick that cannot run here (skipped) or gives a wrong
-      // answer (invalid: no speedup is reported) would measure nothing new.
-      if (job.process == 1 && (o_.budgeted() || o_.processes > 1) &&
-          (entry.outcome == RunOutcome::kSkipped || entry.outcome == RunOutcome::kInvalid)) {
-        side.not_again.insert(job.trick);
-        out_ << "        " << id << " " << Name(entry.outcome) << " in process 1: not run again"
-             << std::endl;
-      }
-      if (entry.exit_code == results::kExitUsage && entry.outcome == RunOutcome::kFailed) {
-        side.index.finished = UtcStamp("%FT%TZ");
-        side.index.machine = machine_.Now();
-        WriteIndex(side);
-        err_ << "run_all: " << id << " rejected the forwarded flags; stopping (see " << side.dir
-             << "/" << entry.log << ")\n";
-        return results::kExitUsage;
-      }
-      if (!WriteIndex(side)) return kExitSomeFailed;
-    }
-    return -1;
-  }
-
-  // A budgeted run after its first pass: the rest of the budget planned (budget.h) on
-  // the first pass's report, recorded in the index, and run, round-robin over the
-  // tricks that got more, each process started only while it fits the budget.
-  int SpendBudget(const InterruptLatch& latch) {
-    Side& side = sides_.front();
-    results::RunBudget b = NewBudget(Elapsed(), o_.budget_seconds);
-    BudgetPlan plan;
-    try {
-      plan = PlanBudget(ids_, reports::MergeRun(dir_), side.index.tricks, b);
-    } catch (const std::exception& e) {
-      // A first pass that cannot be merged (every process failed, say) has no spreads
-      // to plan on; the report will say what is wrong with it.
-      out_ << "run_all: no budget plan: " << e.what() << std::endl;
-      plan.added.assign(ids_.size(), 0);
-      plan.seconds_per_process.assign(ids_.size(), 0);
-    }
-    std::vector<Job> jobs;
-    for (int wave = 1; wave <= kMaxProcessesPerTrick; ++wave) {
-      for (size_t t = 0; t < ids_.size(); ++t) {
-        if (side.not_again.count(t) || plan.added[t] < wave) continue;
-        // Process numbers go on from the first pass's.
-        jobs.push_back({t, kFirstPassProcesses + wave, Build::kOnly});
-        b.added[ids_[t]] = wave;
-      }
-    }
-    int most = 0;
-    for (const auto& [id, n] : b.added) most = std::max(most, n);
-    side.index.processes = kFirstPassProcesses + most;
-    side.index.budget = b;
-    out_ << "run_all: first pass " << Clock(b.first_pass_seconds) << "; budget " << Clock(b.seconds)
-         << ": " << jobs.size() << " more processes for " << b.added.size()
-         << " tricks where the intervals are widest" << std::endl;
-    if (!WriteIndex(side)) return kExitSomeFailed;
-    int left_out = 0;
-    const int status = RunJobs(jobs, latch, &plan.seconds_per_process, b.seconds, &left_out);
-    side.index.budget->left_out = left_out;
-    if (left_out > 0) {
-      out_ << "run_all: " << left_out << " planned processes not started: the budget was spent"
-           << std::endl;
-    }
-    if (!WriteIndex(side)) return kExitSomeFailed;
-    return status;
-  }
-
-  // The indexes closed (interrupted, or complete and then the reports).
-  int Finish(int signal) {
-    const results::MachineState machine_end = machine_.Now();
-    for (Side& side : sides_) {
-      side.index.finished = UtcStamp("%FT%TZ");
-      side.index.machine = machine_end;
-    }
-    const std::string where = dir_ + (o_.ab() ? "/{old,new}" : "") + "/index.json";
-    if (signal) {
-      for (Side& side : sides_) {
-        side.index.interrupted_by = SignalName(signal);
-        WriteIndex(side);
-      }
-      err_ << "run_all: " << SignalName(signal) << ": stopped after " << done_ << " of "
-           << planned_ - not_run_ << " trick processes; index (incomplete): " << where << "\n";
-      return 128 + signal;
-    }
-    size_t bad = 0;
-    for (Side& side : sides_) {
-      side.index.complete = true;
-      if (!WriteIndex(side)) return kExitSomeFailed;
-      bad += side.bad;
-    }
-    out_ << "run_all: " << (done_ - bad) << " of " << done_
-         << " trick processes measured or skipped";
-    if (not_run_ > 0) out_ << " (" << not_run_ << " not run again after process 1)";
-    out_ << "; index: " << where << "\n";
-    // The report (reports/SCHEMA.md): statistics, verdicts, Markdown and HTML; one per build.
-    std::string error;
-    for (const Side& side : sides_) {
-      std::vector<std::string> report_paths;
-      if (!reports::WriteRunReport(side.dir, &report_paths, &error)) {
-        err_ << "run_all: no report" << (o_.ab() ? " for " + side.dir : "") << ": " << error
-             << "\n";
-        return kExitSomeFailed;
-      }
-      for (const auto& p : report_paths) out_ << "run_all: report: " << p << "\n";
-    }
-    if (o_.ab()) {
-      out_ << "run_all: compare them: bazel run //reports:compare -- " << dir_
-           << "/old/report.json " << dir_ << "/new/report.json\n";
-    }
-    return bad == 0 ? 0 : kExitSomeFailed;
-  }
-
- private:
-  bool WriteIndex(Side& side) {
-    std::string error;
-    if (results::WriteRunIndex(side.dir + "/index.json", side.index, &error)) return true;
-    err_ << "run_all: " << error << "\n";
-    return false;
-  }
-
-  const Options& o_;
-  const std::vector<std::string> ids_;
-  std::vector<Side> sides_;
-  const std::string dir_;
-  std::ostream& out_;
-  std::ostream& err_;
-  double Elapsed() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  }
-
-  const MachineProbe machine_;
-  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-  size_t planned_ = 0, numbered_ = 0, done_ = 0, not_run_ = 0;
-};
 
 }  // namespace
 

@@ -1,0 +1,105 @@
+// One run_all session: the processes of its plan, one at a time, into a run folder and
+// its index, then the reports (run.h says what a run is; this is how one is carried out).
+//
+//   std::vector<Side> sides = ...;                   // one, or old and new for --ab
+//   Session session(options, ids, std::move(sides), dir, std::cout, std::cerr);
+//   if (int s = session.Start(ab); s >= 0) return s;
+//   if (int s = session.RunJobs(RoundRobin(ids.size(), 3), latch); s >= 0) return s;
+//   return session.Finish(latch.signal());
+//
+// Each step returns an exit status, or -1 to go on, so the caller stops at the first
+// that fails and every index on disk still says what was done.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "results/run_index.h"
+#include "run_all/interrupt.h"
+#include "run_all/options.h"
+#include "run_all/plan.h"
+
+namespace trickbench {
+namespace run_all {
+
+// `dir` created and checked writable, as its canonical path; "" with *error otherwise
+// (`flag` names where the folder came from, "--out_dir " or "").
+std::string MakeDir(const std::string& dir, const std::string& flag, std::string* error);
+
+// One build's side of the run: its binaries, folder and index.
+struct Side {
+  Build build = Build::kOnly;
+  std::vector<std::string> binaries;  // absolute, parallel to the run's trick ids
+  std::string dir;
+  results::RunIndex index;
+  std::set<size_t> not_again;  // tricks skipped or invalid in their process 1
+  size_t bad = 0;              // processes neither measured nor skipped
+};
+
+// What the machine did around the run (common/interference.h): load, steal time and the
+// trick processes' involuntary context switches since the probe was made.
+struct MachineProbe {
+  MachineProbe();
+  results::MachineState Now() const;
+
+ private:
+  double load_start, steal_start;
+  int64_t switches_start;
+};
+
+// One run of the planned trick processes into `dir`: the sides' folders and indexes,
+// the processes in order, and the reports. Each step returns an exit status, or -1 to
+// go on.
+class Session {
+ public:
+  Session(const Options& o, std::vector<std::string> ids, std::vector<Side> sides, std::string dir,
+          std::ostream& out, std::ostream& err)
+      : o_(o),
+        ids_(std::move(ids)),
+        sides_(std::move(sides)),
+        dir_(std::move(dir)),
+        out_(out),
+        err_(err) {}
+
+  // The folders, and every index written before the first trick (see run.h).
+  int Start(const std::optional<results::AbSession>& ab);
+
+  // Every job in order, until the last or a stop request. With `budget` (seconds since
+  // the run began), a job whose trick's process would end past it is not started, and
+  // counted in *left_out.
+  int RunJobs(const std::vector<Job>& jobs, const InterruptLatch& latch,
+              const std::vector<double>* seconds_per_process = nullptr, double budget = 0,
+              int* left_out = nullptr);
+
+  // A budgeted run after its first pass: the rest of the budget planned (budget.h) on
+  // the first pass's report, recorded in the index, and run, round-robin over the
+  // tricks that got more, each process started only while it fits the budget.
+  int SpendBudget(const InterruptLatch& latch);
+
+  // The indexes closed (interrupted, or complete and then the reports).
+  int Finish(int signal);
+
+ private:
+  bool WriteIndex(Side& side);
+
+  const Options& o_;
+  const std::vector<std::string> ids_;
+  std::vector<Side> sides_;
+  const std::string dir_;
+  std::ostream& out_;
+  std::ostream& err_;
+  double Elapsed() const;
+
+  const MachineProbe machine_;
+  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  size_t planned_ = 0, numbered_ = 0, done_ = 0, not_run_ = 0;
+};
+
+}  // namespace run_all
+}  // namespace trickbench
