@@ -47,6 +47,45 @@ results::RunBudget NewBudget(double first_pass_seconds, std::optional<double> bu
   return b;
 }
 
+namespace {
+double ProcessSeconds(const results::RunIndex& index) {
+  double sum = 0;
+  for (const results::IndexEntry& e : index.tricks) sum += e.seconds;
+  return sum;
+}
+}  // namespace
+
+results::RunBudget SettleBudget(const results::RunIndex& index, std::optional<double> seconds) {
+  results::RunBudget b = NewBudget(0, seconds ? seconds : ProcessSeconds(index));
+  b.first_pass_processes = index.processes;
+  b.rule = seconds ? "run_all --settle --budget"
+                   : "run_all --settle, the default: as long as the run's processes took";
+  return b;
+}
+
+results::RunBudget WithSettle(const results::RunIndex& index, const results::RunBudget& settle) {
+  results::RunBudget run;
+  if (index.budget) {
+    run = *index.budget;
+  } else {
+    // A run of a fixed count: that count was its first pass, at what it cost.
+    run = settle;
+    run.first_pass_processes = index.processes;
+    run.first_pass_seconds = ProcessSeconds(index);
+    run.seconds = run.first_pass_seconds;
+    run.rule = "--processes=" + std::to_string(index.processes);
+    run.added.clear();
+    run.left_out = 0;
+  }
+  char more[64];
+  std::snprintf(more, sizeof more, "%.0f s", settle.seconds);
+  run.rule += "; then " + settle.rule + ": " + more;
+  run.seconds += settle.seconds;
+  for (const auto& [id, n] : settle.added) run.added[id] += n;
+  run.left_out += settle.left_out;
+  return run;
+}
+
 BudgetPlan PlanBudget(const std::vector<std::string>& ids, const reports::Report& first_pass,
                       const std::vector<results::IndexEntry>& entries,
                       const results::RunBudget& budget) {

@@ -49,6 +49,17 @@ double SecondsPerProcess(const std::string& id, const std::vector<results::Index
 // added and left_out are the caller's to fill.
 results::RunBudget NewBudget(double first_pass_seconds, std::optional<double> budget_seconds);
 
+// The budget of `run_all --settle` on the finished run `index`: `seconds` (--budget),
+// else as long as the run's processes took in all, so a settle at most doubles the
+// run's cost. Its first pass is the run as it stands (none of the settle's time spent);
+// added and left_out are the caller's to fill.
+results::RunBudget SettleBudget(const results::RunIndex& index, std::optional<double> seconds);
+
+// The run's budget record after `settle` (SettleBudget's, filled): the run's own
+// record with the settle's seconds and processes added and its rule appended, or for a
+// run of a fixed count a record whose first pass is that count.
+results::RunBudget WithSettle(const results::RunIndex& index, const results::RunBudget& settle);
+
 // The extra processes for the tricks `ids` within what `budget` leaves after its first
 // pass, from the first pass's report (its timed settings' spreads) and the index's
 // entries (their costs). Tricks that are not in the report, not measured, or without a

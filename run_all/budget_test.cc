@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <optional>
+#include <string>
+
 namespace trickbench {
 namespace run_all {
 namespace {
@@ -76,6 +80,59 @@ TEST(Budget, ExtraProcessesGoToTimedSettingsThatNeedThemWithinTheBudget) {
   // A budget the first pass overran buys nothing.
   EXPECT_EQ(PlanBudget({"noisy"}, first, entries, NewBudget(60, 30.0)).added,
             std::vector<int>({0}));
+}
+
+// --settle: a budget of its own (none of it spent yet), folded into the run's record:
+// a budgeted run's record grows; a fixed-count run gets one whose first pass is that count.
+TEST(Budget, ASettleIsItsOwnBudgetAndIsAddedToTheRunsRecord) {
+  results::RunIndex fixed;
+  fixed.processes = 8;
+  fixed.tricks = {Entry("a", 1, 10), Entry("a", 2, 5), Entry("b", 1, 20)};
+  results::RunBudget settle = SettleBudget(fixed, std::nullopt);
+  EXPECT_EQ(settle.seconds, 35);  // as long as the run's processes took
+  EXPECT_EQ(settle.first_pass_seconds, 0);
+  EXPECT_EQ(settle.first_pass_processes, 8);
+  EXPECT_EQ(settle.max_processes, kMaxProcessesPerTrick);
+  EXPECT_NE(settle.rule.find("run_all --settle"), std::string::npos);
+  EXPECT_EQ(SettleBudget(fixed, 12.0).seconds, 12);
+  EXPECT_EQ(SettleBudget(fixed, 12.0).rule, "run_all --settle --budget");
+
+  settle = SettleBudget(fixed, 12.0);
+  settle.added = {{"a", 3}};
+  settle.left_out = 1;
+  const results::RunBudget from_fixed = WithSettle(fixed, settle);
+  EXPECT_EQ(from_fixed.first_pass_processes, 8);
+  EXPECT_EQ(from_fixed.first_pass_seconds, 35);
+  EXPECT_EQ(from_fixed.seconds, 35 + 12);
+  EXPECT_EQ(from_fixed.rule, "--processes=8; then run_all --settle --budget: 12 s");
+  EXPECT_EQ(from_fixed.added, (std::map<std::string, int>{{"a", 3}}));
+  EXPECT_EQ(from_fixed.left_out, 1);
+
+  results::RunIndex budgeted = fixed;
+  budgeted.budget = NewBudget(100, std::nullopt);
+  budgeted.budget->added = {{"a", 2}, {"b", 1}};
+  const results::RunBudget grown = WithSettle(budgeted, settle);
+  EXPECT_EQ(grown.first_pass_processes, kFirstPassProcesses);
+  EXPECT_EQ(grown.first_pass_seconds, 100);
+  EXPECT_DOUBLE_EQ(grown.seconds, 100 * (1 + kDefaultExtraShare) + 12);
+  EXPECT_EQ(grown.added, (std::map<std::string, int>{{"a", 5}, {"b", 1}}));
+  EXPECT_EQ(grown.rule, budgeted.budget->rule + "; then run_all --settle --budget: 12 s");
+}
+
+// A settle plans on the run as it stands: a trick with more processes already is closer
+// to its target, and its budget starts at zero spent.
+TEST(Budget, ASettlePlansOnTheRunsCurrentProcesses) {
+  results::RunIndex index;
+  index.processes = 3;
+  index.tricks = {Entry("a", 1, 1), Entry("a", 2, 1), Entry("a", 3, 1)};
+  reports::Report run;
+  run.tricks = {Trick("a", {0.05})};
+  const BudgetPlan plan = PlanBudget({"a"}, run, index.tricks, SettleBudget(index, 1000.0));
+  ASSERT_EQ(plan.added.size(), 1u);
+  EXPECT_GT(plan.added[0], 0);
+  EXPECT_LE(plan.added[0], kMaxProcessesPerTrick - kFirstPassProcesses);
+  // No budget, nothing added.
+  EXPECT_EQ(PlanBudget({"a"}, run, index.tricks, SettleBudget(index, 0.0)).added[0], 0);
 }
 
 }  // namespace

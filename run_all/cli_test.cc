@@ -293,6 +293,77 @@ TEST(RunAll, ABudgetedRunAddsProcessesAfterItsFirstPassAndRecordsWhy) {
   EXPECT_EQ(Processes(spent_index), (std::vector<std::string>{"noop.p1", "noop.p2", "noop.p3"}));
 }
 
+// --settle: more processes for a finished run, in its folder, numbered on from each
+// trick's last, with the run's own flags; its budget record and report say so.
+TEST(RunAll, SettleAddsProcessesToAFinishedRunAndWritesItsReportAgain) {
+  const std::string dir = Tmp("settle");
+  const Proc p = Exec(g_run_all + " " + g_tricks["noop"] + " " + g_tricks["wrong_answer"] +
+                      " --processes=3 --rounds=3 --min_time=0.001 --out_dir=" + dir);
+  EXPECT_EQ(p.exit_code, 1) << p.output;  // wrong_answer is invalid
+  const std::string before = Read(dir + "/index.json");
+
+  const Proc s = Exec(g_run_all + " " + g_tricks["noop"] + " " + g_tricks["wrong_answer"] +
+                      " --settle=" + dir + "/report.json --budget=30");
+  EXPECT_EQ(s.exit_code, 0) << s.output;  // only noop ran again, and it is measured
+  EXPECT_NE(s.output.find("run_all: settling " + fs::canonical(dir).string()), std::string::npos)
+      << s.output;
+  const results::RunIndex index = results::ReadRunIndex(dir + "/index.json");
+  EXPECT_TRUE(index.complete);
+  EXPECT_EQ(index.forwarded_flags, (std::vector<std::string>{"--rounds=3", "--min_time=0.001"}));
+  ASSERT_TRUE(index.budget.has_value()) << s.output;
+  const results::RunBudget& b = *index.budget;
+  EXPECT_EQ(b.rule.rfind("--processes=3; then run_all --settle --budget: 30 s", 0), 0u) << b.rule;
+  EXPECT_EQ(b.first_pass_processes, 3);
+  EXPECT_DOUBLE_EQ(b.seconds, b.first_pass_seconds + 30);
+  EXPECT_EQ(b.added.count("wrong_answer"), 0u);  // invalid in process 1: never again
+  const int added = b.added.count("noop") ? b.added.at("noop") : 0;
+  std::vector<std::string> expected = {"noop.p1", "wrong_answer.p1", "noop.p2", "noop.p3"};
+  for (int k = 4; k <= 3 + added; ++k) expected.push_back("noop.p" + std::to_string(k));
+  EXPECT_EQ(Processes(index), expected) << s.output;
+  EXPECT_EQ(index.processes, 3 + added);
+  for (int k = 4; k <= 3 + added; ++k) {
+    EXPECT_TRUE(fs::exists(dir + "/noop.p" + std::to_string(k) + ".json")) << k;
+    // The run's forwarded flags, not run_all's defaults.
+    EXPECT_NE(Read(dir + "/noop.p" + std::to_string(k) + ".json").find("\"rounds\": 3"),
+              std::string::npos);
+  }
+  EXPECT_NE(Read(dir + "/report.md").find("Budget: "), std::string::npos);
+  EXPECT_NE(Read(dir + "/report.md").find("then run_all --settle --budget: 30 s"),
+            std::string::npos);
+
+  // What cannot be settled is named, exit 2, and the run folder is left as it was.
+  const std::string settled = Read(dir + "/index.json");
+  const std::string noop = g_run_all + " " + g_tricks["noop"] + " ";
+  for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
+           {"--settle=" + dir + " --processes=4",
+            "--settle adds to an existing run folder: not "
+            "with --processes"},
+           {"--settle=" + dir + " --rounds=4", "--settle runs the run's own forwarded flags"},
+           {"--settle=" + dir + "/nothing", "nothing/index.json"},
+       }) {
+    const Proc bad = Exec(noop + args);
+    EXPECT_EQ(bad.exit_code, 2) << args << "\n" << bad.output;
+    EXPECT_NE(bad.output.find(message), std::string::npos) << args << "\n" << bad.output;
+  }
+  // A trick of the run without its binary, unless left out on purpose.
+  const Proc missing = Exec(noop + "--settle=" + dir);
+  EXPECT_EQ(missing.exit_code, 2) << missing.output;
+  EXPECT_NE(missing.output.find("no binary for wrong_answer"), std::string::npos) << missing.output;
+  EXPECT_EQ(Read(dir + "/index.json"), settled);
+  EXPECT_NE(before, settled);
+
+  // An interrupted run is refused.
+  std::string incomplete = settled;
+  const auto at = incomplete.find("\"complete\": true");
+  ASSERT_NE(at, std::string::npos);
+  incomplete.replace(at, 16, "\"complete\": false");
+  std::ofstream(dir + "/index.json") << incomplete;
+  const Proc refused = Exec(noop + g_tricks["wrong_answer"] + " --settle=" + dir);
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("only a finished run can be settled"), std::string::npos)
+      << refused.output;
+}
+
 TEST(RunAll, RunsEachTrickInSeveralProcessesRoundRobinAndNotAgainAfterASkip) {
   const std::string dir = Tmp("processes");
   const Proc p = Exec(g_run_all + " " + g_tricks["noop"] + " " + g_tricks["wrong_answer"] + " " +

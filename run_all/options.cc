@@ -44,6 +44,15 @@ ABBA order (old,new then new,old, or the mirror, per two pairs, drawn from the s
 which is printed and recorded). The run folder holds old/ and new/, each a complete
 run folder with its index (same ab.seed) and report, for
   bazel run //reports:compare -- RUN/old/report.json RUN/new/report.json
+
+Settling a finished run (--settle=RUN_DIR): where its report or a compare says
+"imprecise" or "unknown", more processes of the same tricks, with the run's own
+forwarded flags and time limit, added to that run folder (numbered on from each
+trick's last process) and chosen by the budget's rule on the run's current
+spreads, within --budget (default: as long as the run's processes took in all);
+then its report is written again. Use the run's own build: the report warns when
+the processes of one trick ran different builds. Not for an A/B session's folders
+or an interrupted run.
 Outcomes: )";
 
 constexpr char kFooter[] =
@@ -85,7 +94,11 @@ void Declare(Flags* flags, Options* o, ForwardedValues* fwd, std::vector<std::st
                std::to_string(kDefaultProcesses) + "); each gets --process=K")
       .Seconds("budget", budget, 7 * 86400,
                "seconds for all trick processes, first pass included\n"
-               "(default: the first pass's time x 2.4; not with --processes or --ab)")
+               "(default: the first pass's time x 2.4; not with --processes or --ab);\n"
+               "with --settle, for the added processes")
+      .String("settle", &o->settle_dir,
+              "RUN_DIR: more processes for that finished run where its\n"
+              "intervals are widest (above), and its report again")
       .String("ab", ab, "OLD_BIN_DIR,NEW_BIN_DIR: an A/B session of two builds (above)")
       .Uint64("ab_seed", ab_seed, "seed of the A/B order (default: from the clock, printed)")
       .List("only", &o->only, "run only these tricks")
@@ -119,6 +132,14 @@ bool ParseOptions(const std::vector<std::string>& args, Options* options, std::s
   Declare(&flags, &parsed, &fwd, &pass, &ab, &ab_seed, &budget);
   if (!flags.Parse(args, error)) return false;
   parsed.processes_given = flags.Given("processes");
+  if (parsed.settling()) {
+    for (const char* other : {"processes", "ab", "out_dir"}) {
+      if (flags.Given(other)) {
+        *error = std::string("--settle adds to an existing run folder: not with --") + other;
+        return false;
+      }
+    }
+  }
   if (flags.Given("budget")) {
     if (parsed.processes_given || !ab.empty()) {
       *error = std::string("--budget is not for a run with ") +
@@ -155,6 +176,11 @@ bool ParseOptions(const std::vector<std::string>& args, Options* options, std::s
     if (ForwardedNames().count(name) || arg.rfind("--benchmark_", 0) == 0) {
       parsed.forward.push_back(arg);
     }
+  }
+  if (parsed.settling() && !parsed.forward.empty()) {
+    *error = "--settle runs the run's own forwarded flags (its index.json): not " +
+             parsed.forward.front();
+    return false;
   }
   *options = parsed;
   return true;

@@ -43,11 +43,15 @@ struct Options {
   std::string ab_old_dir, ab_new_dir;
   std::optional<uint64_t> ab_seed;   // --ab_seed; none: drawn from the clock
   std::vector<std::string> forward;  // for every trick binary, verbatim, in order
+  // --settle=RUN_DIR: more processes for that finished run, where its intervals are
+  // still widest, within --budget (budget.h SettleBudget); its report written again.
+  std::string settle_dir;
 
   bool ab() const { return !ab_old_dir.empty(); }
-  // A run of one build without --processes spends a time budget: a first pass of every
-  // trick, then more processes where the intervals are widest (budget.h).
-  bool budgeted() const { return !ab() && !processes_given; }
+  bool settling() const { return !settle_dir.empty(); }
+  // A new run of one build without --processes spends a time budget: a first pass of
+  // every trick, then more processes where the intervals are widest (budget.h).
+  bool budgeted() const { return !ab() && !processes_given && !settling(); }
 };
 
 // False with one line in *error (without the "run_all: " prefix) on a bad command line.

@@ -1,5 +1,6 @@
 #include "run_all/run.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -8,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "common/atomic_file.h"
 #include "common/output_dir.h"
 #include "common/shared_data.h"
 #include "results/run_index.h"
@@ -89,6 +91,72 @@ std::vector<Job> PlanJobs(const Options& o, size_t tricks, std::optional<results
   return jobs;
 }
 
+// `--settle=RUN_DIR`: the run's folder, its tricks (those of the chosen `ids` it ran, in
+// its order), and its one side with the index as it is; the run's own forwarded flags
+// and time limit into *o. False with *error on a folder that cannot be settled.
+bool SettleSide(Options* o, std::vector<std::string>* ids, std::vector<Side>* sides,
+                std::string* dir, std::string* error) {
+  fs::path folder = o->settle_dir;
+  if (fs::is_regular_file(folder)) folder = folder.parent_path();  // its report.json, say
+  const std::string index_path = (folder / "index.json").string();
+  results::RunIndex index;
+  try {
+    index = results::ReadRunIndex(index_path);
+  } catch (const std::exception& e) {
+    *error = "--settle: " + std::string(e.what());
+    return false;
+  }
+  if (index.ab) {
+    *error = "--settle: " + index_path +
+             " is one build of an A/B session, whose processes are paired old/new: run "
+             "another session";
+    return false;
+  }
+  if (!index.complete) {
+    *error = "--settle: " + index_path + " is of a run that did not finish" +
+             (index.interrupted_by ? " (" + *index.interrupted_by + ")" : "") +
+             ": only a finished run can be settled";
+    return false;
+  }
+  std::vector<std::string> run_ids;
+  for (const results::IndexEntry& e : index.tricks) {
+    if (std::find(run_ids.begin(), run_ids.end(), e.id) != run_ids.end()) continue;
+    if (std::find(ids->begin(), ids->end(), e.id) != ids->end()) {
+      run_ids.push_back(e.id);
+    } else if (o->only.empty() && o->skip.empty()) {
+      *error = "--settle: no binary for " + e.id + ", a trick of " + index_path +
+               " (build it, or leave it out with --skip)";
+      return false;
+    }
+  }
+  if (run_ids.empty()) {
+    *error = "--settle: none of the chosen tricks ran in " + index_path;
+    return false;
+  }
+  *ids = run_ids;
+  o->forward = index.forwarded_flags;
+  o->timeout = index.timeout_seconds;
+  *sides = SidesFor(*o, *ids);
+  Side& side = sides->front();
+  *dir = fs::canonical(folder).string();
+  side.dir = *dir;
+  for (const results::IndexEntry& e : index.tricks) {
+    const auto it = std::find(ids->begin(), ids->end(), e.id);
+    if (it != ids->end() && e.process == 1 &&
+        (e.outcome == results::RunOutcome::kSkipped ||
+         e.outcome == results::RunOutcome::kInvalid)) {
+      side.not_again.insert(it - ids->begin());
+    }
+  }
+  side.index = std::move(index);
+  std::string why;
+  if (!CheckWritable(index_path, &why)) {
+    *error = "--settle: cannot write " + index_path + ": " + why;
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 int RunAllMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -115,12 +183,21 @@ int RunAllMain(const std::vector<std::string>& args, std::ostream& out, std::ost
     err << "run_all: no trick to run\n";
     return results::kExitUsage;
   }
-  std::vector<Side> sides = SidesFor(o, ids);
+  std::vector<Side> sides;
+  std::string dir;
+  if (o.settling()) {
+    if (!SettleSide(&o, &ids, &sides, &dir, &error)) {
+      err << "run_all: " << error << "\n";
+      return results::kExitUsage;
+    }
+  } else {
+    sides = SidesFor(o, ids);
+  }
 
   // From here on SIGINT/SIGTERM stop the run in order (interrupt.h) instead of killing
   // run_all and orphaning the trick; released before the report, which is atomic.
   std::optional<InterruptLatch> latch(std::in_place);
-  if (!o.forward.empty()) {
+  if (!o.forward.empty() && !o.settling()) {
     for (const Side& side : sides) {  // each build's parser speaks for itself
       const std::string rejection = ForwardedFlagsRejection(side.binaries.front(), o, *latch);
       if (latch->signal()) return 128 + latch->signal();
@@ -131,8 +208,8 @@ int RunAllMain(const std::vector<std::string>& args, std::ostream& out, std::ost
       }
     }
   }
-  const std::string dir =
-      MakeDir(o.out_dir.empty() ? DefaultRunDir() : o.out_dir, "--out_dir ", &error);
+  if (!o.settling())
+    dir = MakeDir(o.out_dir.empty() ? DefaultRunDir() : o.out_dir, "--out_dir ", &error);
   if (dir.empty()) {
     err << "run_all: " << error << "\n";
     return results::kExitUsage;
@@ -145,6 +222,13 @@ int RunAllMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   } catch (const std::runtime_error& e) {
     err << "run_all: no folder for the run's data sets: " << e.what() << "\n";
     return kExitSomeFailed;
+  }
+  if (o.settling()) {
+    Session session(o, ids, std::move(sides), dir, out, err);
+    if (const int status = session.Settle(*latch); status >= 0) return status;
+    const int signal = latch->signal();
+    latch.reset();
+    return session.Finish(signal);
   }
   std::optional<results::AbSession> ab;
   const std::vector<Job> jobs = PlanJobs(o, ids.size(), &ab, out);

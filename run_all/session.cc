@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <map>
 
 #include "common/atomic_file.h"
 #include "common/interference.h"
@@ -62,6 +63,18 @@ results::IndexEntry RunTrick(const std::string& binary, int process, const std::
 int64_t ChildrenInvoluntarySwitches() {
   struct rusage u;
   return getrusage(RUSAGE_CHILDREN, &u) == 0 ? u.ru_nivcsw : -1;
+}
+
+// A settled run's machine record: its start as it was, its end now, and the settle's
+// steal time and preemptions added to the run's (-1 stays unknown).
+results::MachineState Added(const results::MachineState& run, const results::MachineState& more) {
+  results::MachineState m = run;
+  m.load_end = more.load_end;
+  m.steal_seconds = run.steal_seconds + more.steal_seconds;
+  m.involuntary_switches = run.involuntary_switches < 0 || more.involuntary_switches < 0
+                               ? -1
+                               : run.involuntary_switches + more.involuntary_switches;
+  return m;
 }
 
 }  // namespace
@@ -188,28 +201,40 @@ int Session::RunJobs(const std::vector<Job>& jobs, const InterruptLatch& latch,
   return -1;
 }
 
-int Session::SpendBudget(const InterruptLatch& latch) {
-  Side& side = sides_.front();
-  results::RunBudget b = NewBudget(Elapsed(), o_.budget_seconds);
-  BudgetPlan plan;
+BudgetPlan Session::Plan(const results::RunBudget& b) {
   try {
-    plan = PlanBudget(ids_, reports::MergeRun(dir_), side.index.tricks, b);
+    return PlanBudget(ids_, reports::MergeRun(dir_), sides_.front().index.tricks, b);
   } catch (const std::exception& e) {
-    // A first pass that cannot be merged (every process failed, say) has no spreads
-    // to plan on; the report will say what is wrong with it.
+    // A run that cannot be merged (every process failed, say) has no spreads to plan
+    // on; the report will say what is wrong with it.
     out_ << "run_all: no budget plan: " << e.what() << std::endl;
-    plan.added.assign(ids_.size(), 0);
-    plan.seconds_per_process.assign(ids_.size(), 0);
+    BudgetPlan none;
+    none.added.assign(ids_.size(), 0);
+    none.seconds_per_process.assign(ids_.size(), 0);
+    return none;
   }
+}
+
+std::vector<Job> Session::Waves(const BudgetPlan& plan, const std::vector<int>& last_process,
+                                results::RunBudget* b) {
+  const Side& side = sides_.front();
   std::vector<Job> jobs;
   for (int wave = 1; wave <= kMaxProcessesPerTrick; ++wave) {
     for (size_t t = 0; t < ids_.size(); ++t) {
       if (side.not_again.count(t) || plan.added[t] < wave) continue;
-      // Process numbers go on from the first pass's.
-      jobs.push_back({t, kFirstPassProcesses + wave, Build::kOnly});
-      b.added[ids_[t]] = wave;
+      jobs.push_back({t, last_process[t] + wave, Build::kOnly});
+      b->added[ids_[t]] = wave;
     }
   }
+  return jobs;
+}
+
+int Session::SpendBudget(const InterruptLatch& latch) {
+  Side& side = sides_.front();
+  results::RunBudget b = NewBudget(Elapsed(), o_.budget_seconds);
+  const BudgetPlan plan = Plan(b);
+  // Process numbers go on from the first pass's.
+  const std::vector<Job> jobs = Waves(plan, std::vector<int>(ids_.size(), kFirstPassProcesses), &b);
   int most = 0;
   for (const auto& [id, n] : b.added) most = std::max(most, n);
   side.index.processes = kFirstPassProcesses + most;
@@ -229,14 +254,59 @@ int Session::SpendBudget(const InterruptLatch& latch) {
   return status;
 }
 
+int Session::Settle(const InterruptLatch& latch) {
+  Side& side = sides_.front();
+  resumed_ = true;
+  results::RunBudget settle = SettleBudget(side.index, o_.budget_seconds);
+  const BudgetPlan plan = Plan(settle);
+  std::vector<int> last(ids_.size(), 0);
+  for (const results::IndexEntry& e : side.index.tricks) {
+    for (size_t t = 0; t < ids_.size(); ++t) {
+      if (ids_[t] == e.id) last[t] = std::max(last[t], e.process);
+    }
+  }
+  const std::vector<Job> jobs = Waves(plan, last, &settle);
+  double planned_seconds = 0;
+  for (const Job& j : jobs) planned_seconds += plan.seconds_per_process[j.trick];
+  out_ << "run_all: settling " << dir_ << ": " << jobs.size() << " more processes for "
+       << settle.added.size() << " tricks where the intervals are widest (about "
+       << Clock(planned_seconds) << " of a budget of " << Clock(settle.seconds) << ")" << std::endl;
+  int left_out = 0;
+  const size_t done_before = done_;
+  const int status = RunJobs(jobs, latch, &plan.seconds_per_process, settle.seconds, &left_out);
+  if (latch.signal()) {
+    // Every process that ended is complete in itself and stays; the run stays complete,
+    // and its record says how many of the settle's processes never started.
+    left_out = static_cast<int>(jobs.size() - (done_ - done_before));
+    settle.rule += " (stopped by " + SignalName(latch.signal()) + ")";
+  }
+  settle.left_out = left_out;
+  // What the processes that ran added, not what was planned.
+  settle.added.clear();
+  std::map<std::string, int> count;
+  for (const results::IndexEntry& e : side.index.tricks) ++count[e.id];
+  for (size_t t = 0; t < ids_.size(); ++t) {
+    for (const results::IndexEntry& e : side.index.tricks) {
+      if (e.id == ids_[t] && e.process > last[t]) ++settle.added[ids_[t]];
+    }
+  }
+  side.index.budget = WithSettle(side.index, settle);
+  for (const auto& [id, n] : count) side.index.processes = std::max(side.index.processes, n);
+  if (left_out > 0) {
+    out_ << "run_all: " << left_out << " planned processes not started" << std::endl;
+  }
+  if (!WriteIndex(side)) return kExitSomeFailed;
+  return status;
+}
+
 int Session::Finish(int signal) {
   const results::MachineState machine_end = machine_.Now();
   for (Side& side : sides_) {
     side.index.finished = UtcStamp("%FT%TZ");
-    side.index.machine = machine_end;
+    side.index.machine = resumed_ ? Added(side.index.machine, machine_end) : machine_end;
   }
   const std::string where = dir_ + (o_.ab() ? "/{old,new}" : "") + "/index.json";
-  if (signal) {
+  if (signal && !resumed_) {
     for (Side& side : sides_) {
       side.index.interrupted_by = SignalName(signal);
       WriteIndex(side);
@@ -268,6 +338,7 @@ int Session::Finish(int signal) {
     out_ << "run_all: compare them: bazel run //reports:compare -- " << dir_ << "/old/report.json "
          << dir_ << "/new/report.json\n";
   }
+  if (signal) return 128 + signal;  // a settle stopped: its report is written all the same
   return bad == 0 ? 0 : kExitSomeFailed;
 }
 

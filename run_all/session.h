@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "results/run_index.h"
+#include "run_all/budget.h"
 #include "run_all/interrupt.h"
 #include "run_all/options.h"
 #include "run_all/plan.h"
@@ -82,11 +83,23 @@ class Session {
   // tricks that got more, each process started only while it fits the budget.
   int SpendBudget(const InterruptLatch& latch);
 
+  // `run_all --settle`: its one side holds a finished run's index. More processes,
+  // planned as a budget's (budget.h SettleBudget) on the run's report, numbered on from
+  // each trick's last process, recorded in the run's budget (WithSettle). A stop
+  // request keeps what ran; Finish then writes the reports all the same.
+  int Settle(const InterruptLatch& latch);
+
   // The indexes closed (interrupted, or complete and then the reports).
   int Finish(int signal);
 
  private:
   bool WriteIndex(Side& side);
+  // The extra processes `b` buys, on the run's report so far (none if it cannot be merged).
+  BudgetPlan Plan(const results::RunBudget& b);
+  // plan.added as jobs, round-robin in waves, trick t's numbered on from last_process[t];
+  // each trick's count into b->added.
+  std::vector<Job> Waves(const BudgetPlan& plan, const std::vector<int>& last_process,
+                         results::RunBudget* b);
 
   const Options& o_;
   const std::vector<std::string> ids_;
@@ -99,6 +112,7 @@ class Session {
   const MachineProbe machine_;
   const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   size_t planned_ = 0, numbered_ = 0, done_ = 0, not_run_ = 0;
+  bool resumed_ = false;  // settling a finished run (Settle)
 };
 
 }  // namespace run_all
