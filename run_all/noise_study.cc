@@ -126,6 +126,29 @@ StudyResult AnalyzeStudy(const std::vector<reports::Report>& aa,
   return r;
 }
 
+std::optional<double> MedianMde(const StudyResult& r) {
+  std::vector<double> mdes;
+  for (const SettingStudy& b : r.settings) {
+    if (const std::optional<double> m = b.Mde()) mdes.push_back(*m);
+  }
+  if (mdes.empty()) return std::nullopt;
+  return stats::Median(mdes);
+}
+
+std::pair<int, int> SettingsBoundedBy(const StudyResult& r, double bound) {
+  std::pair<int, int> out = {0, 0};
+  for (const SettingStudy& b : r.settings) {
+    if (b.false_alarms.comparisons == 0) continue;
+    ++out.first;
+    out.second +=
+        stats::ClopperPearsonUpper(b.false_alarms.hits, b.false_alarms.comparisons) <= bound;
+  }
+  return out;
+}
+
+// The per-setting bound the issue of record asks the study to show.
+constexpr double kSettingBound = 0.07;
+
 Json ToJson(const StudyResult& r) {
   Json planted = Json::object();
   for (const auto& [f, n] : r.planted_sessions) planted[FactorName(f)] = n;
@@ -158,6 +181,10 @@ Json ToJson(const StudyResult& r) {
           {"aa_comparisons", r.aa_sessions * (r.aa_sessions - 1) / 2},
           {"planted_sessions", planted},
           {"pooled_false_alarms", RateJson(r.pooled_false_alarms, "false_alarms", true)},
+          {"median_mde", MedianMde(r) ? Json(*MedianMde(r)) : Json(nullptr)},
+          {"settings_bounded_7pct",
+           {{"settings", SettingsBoundedBy(r, kSettingBound).first},
+            {"bounded", SettingsBoundedBy(r, kSettingBound).second}}},
           {"detection", detection},
           {"settings", settings}};
 }
@@ -194,6 +221,13 @@ reports::doc::Document StudyDocument(const StudyResult& r) {
   d.blocks.push_back(std::move(table));
   doc::List totals;
   totals.items.push_back("pooled false alarms: " + RateText(r.pooled_false_alarms, true));
+  const auto [with_aa, bounded] = SettingsBoundedBy(r, kSettingBound);
+  totals.items.push_back("settings whose false-alarm rate is at most " + Percent(kSettingBound) +
+                         " at the upper 95% bound: " + std::to_string(bounded) + " of " +
+                         std::to_string(with_aa));
+  const std::optional<double> median = MedianMde(r);
+  totals.items.push_back("median minimum detectable effect over settings: " +
+                         (median ? Percent(*median) : std::string("-")));
   for (const auto& [f, split] : r.detection) {
     totals.items.push_back("planted x" + FactorName(f) + " detected (outcome slower): MDE <= " +
                            Percent(f - 1) + ": " + RateText(split.first, false) +

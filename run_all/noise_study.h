@@ -2,7 +2,7 @@
 // slowdown it catches. Runs whole run_all sessions of one build and compares them with
 // the decision a user gets from //reports:compare (reports::CompareReports).
 //
-//   bazel run //run_all:noise_study                       # 7 A/A + 4 planted sessions
+//   bazel run //run_all:noise_study                       # 12 A/A + 4 planted sessions
 //   bazel run //run_all:noise_study -- --sessions=3 --tricks=noop_a,noop_b --dry_run
 //   bazel run //run_all:noise_study -- --part=aa          # the A/A part alone, then:
 //   bazel run //run_all:noise_study -- --part=planted --reuse=runs/noise-study-<time>
@@ -25,6 +25,7 @@
 
 #include <map>
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -83,8 +84,15 @@ StudyResult AnalyzeStudy(const std::vector<reports::Report>& aa,
                          const std::vector<std::pair<double, reports::Report>>& planted,
                          const stats::DecisionRule& rule = {});
 
+// The median over settings of each setting's MDE: the effect a typical setting can
+// see. None when no setting has one.
+std::optional<double> MedianMde(const StudyResult& r);
+// Settings with an A/A comparison, and those whose false-alarm rate's upper 95 % bound
+// is at most `bound` (what the study's size can promise per setting: 0 of 58 gives 5.0 %).
+std::pair<int, int> SettingsBoundedBy(const StudyResult& r, double bound);
+
 // noise_study.json (kind trickbench-noise-study, schema_version 2: "settings", which
-// version 1 called "benchmarks").
+// version 1 called "benchmarks"; median_mde and settings_bounded_7pct came later within 2).
 results::Json ToJson(const StudyResult& r);
 // The study as a document (reports/document.h): printed as Markdown to the terminal
 // and noise_study.md, as HTML to noise_study.html.

@@ -21,6 +21,7 @@
 #include "reports/load.h"
 #include "results/run_index.h"
 #include "results/status.h"
+#include "run_all/budget.h"
 #include "run_all/options.h"
 #include "run_all/run.h"
 #include "stats/distributions.h"
@@ -56,8 +57,10 @@ given with --reuse is not run again: a study can be resumed, and its parts run a
 )";
 
 struct StudyOptions {
-  std::vector<std::string> binaries, tricks = DefaultTricks(), plants = {"1.10", "1.20"};
-  int sessions = 7, plant_sessions = 2, processes = kDefaultProcesses;
+  std::vector<std::string> binaries, tricks = DefaultTricks(), plants = {"1.05", "1.10"};
+  int sessions = 12, plant_sessions = 2;
+  int processes = 0;  // --processes: a fixed count per trick; 0: run_all's budget
+  double budget = 0;  // --budget: run_all's, per session; 0: run_all's default rule
   std::string part = "all", out_dir, reuse;
   bool dry_run = false, help = false;
   std::vector<std::string> run_all_flags;  // given to every session's run_all, verbatim
@@ -70,9 +73,11 @@ constexpr double kAssumedProcessSeconds = 4;
 
 void Declare(Flags* f, StudyOptions* o, std::string* rounds, std::string* min_time,
              std::string* threads, std::string* timeout) {
-  f->Int("sessions", &o->sessions, 2, 100, "A/A sessions (default 7: 21 comparisons)")
+  f->Int("sessions", &o->sessions, 2, 100,
+         "A/A sessions (default 12: 66 comparisons, enough for a\n"
+         "per-setting bound of 7% with no false alarm)")
       .List("tricks", &o->tricks, "the tricks (default: a quick set spanning the categories)")
-      .List("plants", &o->plants, "planted slowdown factors, each > 1 (default 1.10,1.20)")
+      .List("plants", &o->plants, "planted slowdown factors, each > 1 (default 1.05,1.10)")
       .Int("plant_sessions", &o->plant_sessions, 1, 100, "sessions per planted factor (default 2)")
       .Choice("part", &o->part, {"all", "aa", "planted"},
               "all (default), aa (A/A alone), planted (needs the A/A sessions, --reuse)")
@@ -80,7 +85,11 @@ void Declare(Flags* f, StudyOptions* o, std::string* rounds, std::string* min_ti
               "the study folder (default <runs>/noise-study-<UTC time>, <runs>\n"
               "as for run_all's --out_dir)")
       .String("reuse", &o->reuse, "an earlier study folder: its complete sessions are kept")
-      .Int("processes", &o->processes, 1, 1000, "run_all's --processes")
+      .Int("processes", &o->processes, 1, 1000,
+           "run_all's --processes: a fixed count per trick (default: none,\n"
+           "each session spends run_all's time budget, as a default run does)")
+      .Seconds("budget", &o->budget, 7 * 86400,
+               "run_all's --budget per session (default: run_all's own rule)")
       .String("rounds", rounds, "forwarded to run_all (and the tricks)")
       .String("min_time", min_time, "forwarded to run_all (and the tricks)")
       .String("threads", threads, "forwarded to run_all (and the tricks)")
@@ -98,13 +107,15 @@ bool Parse(const std::vector<std::string>& args, StudyOptions* o, std::string* e
   if (o->help) return true;
   for (const std::string& a : flags.Seen()) {
     const std::string name = a.substr(2, a.find('=') - 2);
-    if (name == "processes" || name == "rounds" || name == "min_time" || name == "threads" ||
-        name == "timeout") {
+    if (name == "processes" || name == "budget" || name == "rounds" || name == "min_time" ||
+        name == "threads" || name == "timeout") {
       o->run_all_flags.push_back(a);
     }
   }
-  if (!flags.Given("processes"))
-    o->run_all_flags.push_back("--processes=" + std::to_string(o->processes));
+  if (flags.Given("processes") && flags.Given("budget")) {
+    *error = "--budget is not for sessions of a fixed count (--processes)";
+    return false;
+  }
   for (const std::string& p : o->plants) {
     char* end = nullptr;
     const double f = std::strtod(p.c_str(), &end);
@@ -178,11 +189,19 @@ State SessionState(const StudyOptions& o, const Session& s, const std::string& d
   std::set<std::string> ids;
   for (const auto& t : index.tricks) ids.insert(t.id);
   const std::set<std::string> want(o.tricks.begin(), o.tricks.end());
-  if (index.forwarded_flags != expected.forward || index.processes != expected.processes ||
-      (index.complete && ids != want)) {
+  // A budgeted session's process counts differ per trick; its budget record says how
+  // it was run. A fixed one's count is the index's.
+  const bool same_count =
+      expected.budgeted()
+          ? index.budget.has_value() &&
+                (!expected.budget_seconds || index.budget->seconds == *expected.budget_seconds)
+          : !index.budget && index.processes == expected.processes;
+  if (index.forwarded_flags != expected.forward || !same_count || (index.complete && ids != want)) {
     std::string flags;
     for (const auto& f : index.forwarded_flags) flags += " " + f;
-    *error = dir + " holds another session (processes " + std::to_string(index.processes) +
+    *error = dir + " holds another session (" +
+             (index.budget ? "budget " + index.budget->rule
+                           : "processes " + std::to_string(index.processes)) +
              ", flags" + (flags.empty() ? " none" : flags) +
              ", or other tricks) than this study asks for; give a new --out_dir";
     return State::kIncomplete;
@@ -294,11 +313,18 @@ int NoiseStudyMain(const std::vector<std::string>& args, std::ostream& out, std:
   for (const auto& t : o.tricks) {
     const auto it = measured.find(t);
     known += it != measured.end();
-    session_seconds += o.processes * (it != measured.end() ? it->second : kAssumedProcessSeconds);
+    session_seconds += (o.processes > 0 ? o.processes : kFirstPassProcesses) *
+                       (it != measured.end() ? it->second : kAssumedProcessSeconds);
   }
+  // A budgeted session: its budget, or the default rule's multiple of its first pass.
+  if (o.processes == 0)
+    session_seconds = o.budget > 0 ? o.budget : session_seconds * (1 + kDefaultExtraShare);
   out << "noise study: " << plan.size() << " sessions (" << o.sessions << " A/A, "
-      << plan.size() - o.sessions << " planted) of " << o.tricks.size() << " tricks x "
-      << o.processes << " processes in " << dir << "\n"
+      << plan.size() - o.sessions << " planted) of " << o.tricks.size() << " tricks"
+      << (o.processes > 0 ? " x " + std::to_string(o.processes) + " processes"
+          : o.budget > 0  ? " under a budget of " + Minutes(o.budget)
+                          : " under run_all's default budget")
+      << " in " << dir << "\n"
       << "noise study: " << todo.size() << " to run, " << reused << " reused; estimated "
       << Minutes(session_seconds * todo.size()) << " (" << Minutes(session_seconds)
       << " a session; seconds per trick process from earlier runs for " << known << " of "

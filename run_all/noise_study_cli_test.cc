@@ -12,6 +12,7 @@
 
 #include "harness/testing/subprocess.h"
 #include "results/checked_json.h"
+#include "results/run_index.h"
 
 namespace trickbench {
 namespace {
@@ -101,6 +102,32 @@ TEST(NoiseStudy, ATinyStudyWritesItsRatesAndResumes) {
       << p.output;
 }
 
+// Without --processes every session spends run_all's budget, as a default run does; a
+// study folder is resumed only with the same budget.
+TEST(NoiseStudy, BudgetedSessionsAreResumedOnlyUnderTheSameBudget) {
+  const std::string dir = Tmp("budgeted");
+  const std::string budgeted =
+      " --tricks=noop --sessions=2 --rounds=3 --min_time=0.001"
+      " --plants=1.5 --plant_sessions=1 --part=aa --budget=4";
+  Proc p = Exec(g_study + " " + g_noop + budgeted + " --out_dir=" + dir);
+  ASSERT_EQ(p.exit_code, 0) << p.output;
+  EXPECT_NE(p.output.find("of 1 tricks under a budget of 0.1 min"), std::string::npos) << p.output;
+  const results::RunIndex index = results::ReadRunIndex(dir + "/aa-1/index.json");
+  ASSERT_TRUE(index.budget.has_value());
+  EXPECT_EQ(index.budget->seconds, 4);
+  p = Exec(g_study + " " + g_noop + budgeted + " --reuse=" + dir + " --dry_run");
+  EXPECT_EQ(p.exit_code, 0) << p.output;
+  EXPECT_NE(p.output.find("0 to run, 2 reused"), std::string::npos) << p.output;
+  for (const std::string& other : {std::string(" --budget=5"), std::string(" --processes=1")}) {
+    const std::string flags = budgeted.substr(0, budgeted.find(" --budget=4")) + other;
+    p = Exec(g_study + " " + g_noop + flags + " --reuse=" + dir + " --dry_run");
+    EXPECT_EQ(p.exit_code, 2) << other << "\n" << p.output;
+    EXPECT_NE(p.output.find("aa-1 holds another session (budget --budget"), std::string::npos)
+        << other << "\n"
+        << p.output;
+  }
+}
+
 TEST(NoiseStudy, PartsRunApart) {
   const std::string dir = Tmp("parts");
   Proc p = Exec(g_study + " " + g_noop + kTiny + " --part=planted --reuse=" + dir);
@@ -133,6 +160,8 @@ TEST(NoiseStudy, BadCommandLinesAreOneLineAndRunNothing) {
       {" --tricks=noop --part=planted", "--part=planted compares against the A/A sessions"},
       {" --tricks=noop --reuse=/x --out_dir=/y", "--reuse and --out_dir name the same thing"},
       {" --tricks=noop --part=some", "bad value for --part: 'some'"},
+      {" --tricks=noop --processes=2 --budget=10",
+       "--budget is not for sessions of a fixed count (--processes)"},
   };
   for (const auto& [flags, message] : cases) {
     const Proc p = Exec(g_study + " " + g_noop + flags + " --dry_run");
@@ -156,10 +185,11 @@ TEST(NoiseStudy, TheDefaultSetIsRealTricks) {
   const std::string dir = Tmp("default");
   const Proc p = Exec(g_study + " " + g_benches + " --dry_run --out_dir=" + dir);
   ASSERT_EQ(p.exit_code, 0) << p.output;
-  EXPECT_NE(p.output.find("noise study: 11 sessions (7 A/A, 4 planted) of 9 tricks x 8 processes"),
+  EXPECT_NE(p.output.find("noise study: 16 sessions (12 A/A, 4 planted) of 9 tricks under "
+                          "run_all's default budget"),
             std::string::npos)
       << p.output;
-  EXPECT_NE(p.output.find("plant-1.20-2: run_all --only="), std::string::npos) << p.output;
+  EXPECT_NE(p.output.find("plant-1.10-2: run_all --only="), std::string::npos) << p.output;
   EXPECT_FALSE(fs::exists(dir)) << "a dry run wrote something";
 }
 
