@@ -16,8 +16,9 @@
 //       torch::data::DataLoaderOptions().batch_size(16).workers(4));
 //
 // GlobalGeneratorAugmented is the naive version (the same augmentation, drawing from
-// the global generator); it is kept as worker_seeding's baseline and to show, in the
-// tests, that it is not reproducible across worker counts.
+// the global generator); it is kept as worker_seeding's middle variant (threads sharing
+// one generator: no duplicates, but schedule-dependent) and to show, in the tests, that
+// it is not reproducible across worker counts.
 //
 // An Augmentation must draw all its randomness through the generator it is given
 // (nullopt means the global one): torch::rand(sizes, gen), torch::randint(.., gen) etc.
