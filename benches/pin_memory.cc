@@ -1,16 +1,33 @@
-// pin_memory (A3, B): copy to the GPU from page-locked host memory.
+// pin_memory (A3, B): DataLoader(pin_memory=True): pin each batch, then copy it to the GPU.
 //
-// A 64 MiB float batch copied host -> device, from an ordinary (pageable) tensor or
-// from a pinned one (Tensor::pin_memory()). From pageable memory the driver first
-// stages the data through its own pinned buffer, chunk by chunk; from pinned memory the
-// DMA engine reads it directly. Each run synchronizes, so the wall time is the copy.
-// With --config=cuda, pin_memory_cuda.cc also times the copy with CUDA events
-// (counter copy_gb_per_s). Needs CUDA: on a CPU-only machine it is skipped.
+// A 64 MiB float batch, as a loader's collate leaves it (ordinary pageable memory),
+// copied host -> device three ways, each run synchronized so the wall time is the whole:
+//   pageable          the copy from the batch: the driver stages it through its own
+//                     pinned buffer, chunk by chunk;
+//   pinned_per_batch  what pin_memory=True does: the batch copied into page-locked
+//                     memory first (Tensor::pin_memory(), from LibTorch's caching pinned
+//                     allocator, as the DataLoader's pin thread calls it), then the
+//                     DMA engine reads that directly; both copies timed;
+//   pre_pinned        the data already live pinned (made in SetUp): the DMA copy alone,
+//                     the upper bound, which no loader reaches when its batches are
+//                     collated in pageable memory.
+// The Faster() claim grades pinned_per_batch: it is the switch a user flips. The DataLoader
+// pins on its own thread, overlapping the host copy with the training step, so on a
+// machine with a spare core the truth lies between pinned_per_batch (the host copy on the
+// critical path, as here) and pre_pinned (fully hidden); the overlap itself is prefetch's
+// subject. pre_pinned is shown, not graded.
+//
+// With --config=cuda, pin_memory_cuda.cc also times the device copy alone with CUDA
+// events (counter copy_gb_per_s), and pinned_per_batch's host copy is timed on the host
+// clock (counter pin_gb_per_s): evidence of where the time goes, not graded. Needs CUDA:
+// on a CPU-only machine it is skipped.
 //
 // Memory: pinned memory comes from LibTorch's pinned host allocator, which the CPU
-// memory meter does not see; the pinned copy is host memory the OS cannot page out.
+// memory meter does not see; pinned host memory is memory the OS cannot page out.
 // The device copies are bitwise equal.
 #include <torch/cuda.h>
+
+#include <chrono>
 
 #include "harness/trick.h"
 
@@ -24,31 +41,46 @@ double TimedCopyMs(torch::Tensor& dst, const torch::Tensor& src);
 namespace {
 
 constexpr int64_t kFloats = 16 << 20;  // 64 MiB
+constexpr double kBytes = kFloats * 4.0;
 
 class PinMemory : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Instance& s) override {
     device_ = s.device;
-    pageable_ = torch::randn({kFloats});
-    pinned_ = pageable_.pin_memory();
+    batch_ = torch::randn({kFloats});
+    if (s.variant == "pre_pinned") pinned_ = batch_.pin_memory();
     on_device_ = torch::empty({kFloats}, torch::TensorOptions().device(device_));
   }
 
-  void Pageable() { Copy(pageable_); }
-  void Pinned() { Copy(pinned_); }
+  void Pageable() { Copy(batch_); }
+
+  void PinnedPerBatch() {
+    const auto began = std::chrono::steady_clock::now();
+    const torch::Tensor staged = batch_.pin_memory();
+    last_pin_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    Copy(staged);
+  }
+
+  void PrePinned() { Copy(pinned_); }
 
   trickbench::Tensors Result() override { return {on_device_.cpu()}; }
 
   std::string Inactive(const std::string& variant) override {
     if (!on_device_.is_cuda()) return "destination is not on a CUDA device";
-    if (variant == "pinned" && !pinned_.is_pinned()) return "source is not pinned";
-    if (variant == "pageable" && pageable_.is_pinned()) return "pageable source is pinned";
+    if (variant == "pageable" && last_src_pinned_) return "pageable source is pinned";
+    if (variant != "pageable" && !last_src_pinned_) return "the copy's source is not pinned";
+    if (variant == "pinned_per_batch" && last_src_ == batch_.data_ptr()) {
+      return "the copy read the batch itself, not a pinned copy of it";
+    }
     return "";
   }
 
   std::map<std::string, double> Counters(const std::string& variant) override {
-    std::map<std::string, double> c = {{"bytes_per_copy", kFloats * 4.0}};
-    if (last_copy_ms_ > 0) c["copy_gb_per_s"] = kFloats * 4.0 / (last_copy_ms_ * 1e6);
+    std::map<std::string, double> c = {{"bytes_per_copy", kBytes}};
+    if (last_copy_ms_ > 0) c["copy_gb_per_s"] = kBytes / (last_copy_ms_ * 1e6);
+    if (variant == "pinned_per_batch" && last_pin_s_ > 0) {
+      c["pin_gb_per_s"] = kBytes / (last_pin_s_ * 1e9);
+    }
     return c;
   }
 
@@ -56,6 +88,8 @@ class PinMemory : public trickbench::Trick {
 
  private:
   void Copy(const torch::Tensor& src) {
+    last_src_pinned_ = src.is_pinned();
+    last_src_ = src.data_ptr();
 #ifdef TRICKBENCH_CUDA
     last_copy_ms_ = trickbench::pin_memory_cuda::TimedCopyMs(on_device_, src);
 #else
@@ -65,8 +99,12 @@ class PinMemory : public trickbench::Trick {
   }
 
   torch::Device device_ = torch::kCPU;
-  torch::Tensor pageable_, pinned_, on_device_;
+  torch::Tensor batch_, pinned_, on_device_;
+  // The last run's evidence: what the device copy read, and how long its parts took.
+  bool last_src_pinned_ = false;
+  const void* last_src_ = nullptr;
   double last_copy_ms_ = 0;
+  double last_pin_s_ = 0;
 };
 
 }  // namespace
@@ -75,8 +113,9 @@ TRICKBENCH_TRICK(pin_memory, PinMemory)
     .Category("Data loading")
     .Source("A3, B")
     .Claim("skips the pageable→pinned staging copy")
-    .Expect(trickbench::claim::Faster())
+    .Expect(trickbench::claim::Faster().ForVariant("pinned_per_batch"))
     .NeedsCuda("host-to-device copy bandwidth from pinned vs pageable memory")
     .Variant("pageable", &PinMemory::Pageable)
-    .Variant("pinned", &PinMemory::Pinned)
+    .Variant("pinned_per_batch", &PinMemory::PinnedPerBatch)
+    .Variant("pre_pinned", &PinMemory::PrePinned)
     .Bitwise();
