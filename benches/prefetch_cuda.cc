@@ -1,4 +1,5 @@
-// CUDA half of prefetch.cc: the producer's host-to-device copy on a side stream.
+// CUDA half of prefetch.cc: how both variants move a batch to the GPU, pinned and on a
+// side stream, so that serial and background differ only in where and when it runs.
 // Compiled only with --config=cuda (c10/cuda headers).
 #include <ATen/cuda/CUDAEvent.h>
 #include <c10/cuda/CUDAGuard.h>
