@@ -39,12 +39,16 @@ results::RunBudget NewBudget(double first_pass_seconds, std::optional<double> bu
     b.rule = "--budget";
   } else {
     b.seconds = first_pass_seconds * (1 + kDefaultExtraShare);
-    char rule[64];
-    std::snprintf(rule, sizeof rule, "the default: %.1f x the first pass's time",
-                  1 + kDefaultExtraShare);
-    b.rule = rule;
+    b.rule = DefaultBudgetRule();
   }
   return b;
+}
+
+std::string DefaultBudgetRule() {
+  char rule[64];
+  std::snprintf(rule, sizeof rule, "the default: %.1f x the first pass's time",
+                1 + kDefaultExtraShare);
+  return rule;
 }
 
 namespace {

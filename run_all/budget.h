@@ -48,6 +48,8 @@ double SecondsPerProcess(const std::string& id, const std::vector<results::Index
 // the targets (the report's imprecise width; half compare's +-5 % band for each side).
 // added and left_out are the caller's to fill.
 results::RunBudget NewBudget(double first_pass_seconds, std::optional<double> budget_seconds);
+// The default rule in words, as the record and run_all's first line say it.
+std::string DefaultBudgetRule();
 
 // The budget of `run_all --settle` on the finished run `index`: `seconds` (--budget),
 // else as long as the run's processes took in all, so a settle at most doubles the

@@ -132,9 +132,8 @@ int Session::Start(const std::optional<results::AbSession>& ab) {
   if (o_.budgeted()) {
     out_ << "run_all: " << ids_.size() << " tricks x " << kFirstPassProcesses
          << " processes, then a budget of "
-         << (o_.budget_seconds
-                 ? std::to_string(static_cast<int>(*o_.budget_seconds)) + " s"
-                 : "the first pass's time x " + std::to_string(1 + kDefaultExtraShare).substr(0, 3))
+         << (o_.budget_seconds ? std::to_string(static_cast<int>(*o_.budget_seconds)) + " s"
+                               : "(" + DefaultBudgetRule() + ")")
          << " where intervals are widest, results in " << dir_ << std::endl;
   } else {
     out_ << "run_all: " << ids_.size() << " tricks x " << o_.processes << " processes"
