@@ -1,24 +1,40 @@
 // batch_size_multiple (A10, B): a batch size that is a multiple of 8.
 //
-// Inference forward of the shared MLP (harness/workloads) at the article's batch sizes,
-// unaligned vs the next multiple of 8: 4095 -> 4096 and 4084 -> 4088, each in fp32 and
-// in 16 bit ("_16bit": BFloat16 on CPU, Half on CUDA). The batch is the m dimension of
-// every GEMM in the forward (and of the weight-gradient GEMMs' k in a training step).
-//   CPU   Mlp {in 256, hidden 256, 2 hidden layers, out 10}: ~1.1 GFLOP per run at
-//         batch 4096, ~30 ms in fp32 on a 2-core CPU
-//   CUDA  Mlp {in 1024, hidden 1024, 1 hidden layer, out 10}
+// One training step's forward and backward of the shared MLP (harness/workloads) at the
+// article's batch sizes, unaligned vs the next multiple of 8: 4095 -> 4096 and
+// 4084 -> 4088, each in fp32 and in 16 bit ("_16bit": BFloat16 on CPU, Half on CUDA).
+// The backward is where the batch matters: in the weight-gradient GEMMs, dW = dY^T @ X,
+// the batch is the reduction dimension k, while every leading dimension (the layer
+// widths) stays aligned; in the forward and the input-gradient GEMMs it is m. The first
+// layer's input needs no gradient, as in training, so its dX GEMM does not run.
+//   CPU   Mlp {in 256, hidden 256, 1 hidden layer, out 10}: ~1.1 GFLOP per step at
+//         batch 4096 (forward 0.56, weight gradients 0.56, dX 0.02); ~18 ms in fp32,
+//         ~8 ms in BFloat16 on one thread of this 2-core CPU (the harness's setting)
+//   CUDA  Mlp {in 4096, hidden 4096, 1 hidden layer, out 10}: ~276 GFLOP per step
+//         (forward 138, weight gradients 138, dX 0.3); at H200 peak (~790 TFLOP/s
+//         fp16 dense, ~60 TFLOP/s fp32 without tensor cores) ~0.35 ms in Half and
+//         ~4.6 ms in fp32 per run: GPU work, not launch latency
+// No optimizer step: its cost does not depend on the batch.
 // ItemsPerRun is the batch, so items_per_second is samples/s: the per-sample figure an
 // epoch's time follows (the aligned batch does one or four more samples per run, so
-// the ratio of times per run understates it slightly). Counters add achieved FLOP/s and,
-// on a GPU in harness/kernels' table, the fraction of peak.
+// the ratio of times per run understates it slightly). Counters add the step's achieved
+// FLOP/s (its own brief timing) and, on a GPU in harness/kernels' table, the fraction of
+// peak: evidence; the claim is graded on the paired rounds' time.
 // "Maximise the batch until memory is full" is a GPU-memory matter; a CPU's memory is
 // not the limit here, so that half of the advice is not measured.
 //
-// Equivalence: the outputs for the first 4084/4095 samples. Weights, biases and inputs
-// are small integers (harness/kernels IntegerValued), so every layer's sum is exact in
-// fp32 accumulation whatever blocking the kernel picks for the batch size, and the 16-bit
-// roundings of exact sums agree: bitwise equal on CPU. Tolerance rtol 2e-3 (two fp16
-// ulps) allows for cuBLAS's reduced-precision fp16 reductions on a GPU.
+// Equivalence: the outputs for the first 4084/4095 samples and every parameter's
+// gradient. The backward starts from a given output gradient (integers in [-1, 1])
+// rather than a loss, whose softmax would make every gradient inexact; the aligned
+// batch's extra samples get a zero output gradient (masked), so they add exact zeros
+// and the gradients are the unaligned batch's. Weights, biases, inputs and the output
+// gradient are small integers (harness/kernels IntegerValued), so every GEMM sums
+// integers, ReLU's mask is exact, and every partial sum stays at most 2^24 even in the
+// worst case at these widths: exact in fp32 accumulation whatever blocking the kernel
+// picks for the batch size, and the 16-bit roundings of exact sums agree. Bitwise equal
+// on CPU; tolerance rtol 2e-3 (two fp16 ulps) allows for cuBLAS's reduced-precision
+// fp16 reductions on a GPU. A variant run with the baseline's body is caught by
+// Inactive() (its batch is not a multiple of 8).
 #include <torch/nn/modules/container/sequential.h>
 #include <torch/utils.h>
 
@@ -37,8 +53,8 @@ class BatchSizeMultiple : public trickbench::Trick {
     dtype_ = s.case_name.find("_16bit") != std::string::npos ? k::LowPrecisionFloat(device_)
                                                              : torch::kFloat;
     size_ = device_.is_cuda()
-                ? trickbench::workloads::MlpSize{.in = 1024, .hidden = 1024, .out = 10, .layers = 1}
-                : trickbench::workloads::MlpSize{.in = 256, .hidden = 256, .out = 10, .layers = 2};
+                ? trickbench::workloads::MlpSize{.in = 4096, .hidden = 4096, .out = 10, .layers = 1}
+                : trickbench::workloads::MlpSize{.in = 256, .hidden = 256, .out = 10, .layers = 1};
     model_ = trickbench::workloads::Mlp(size_, device_);
     {
       torch::NoGradGuard no_grad;
@@ -47,19 +63,29 @@ class BatchSizeMultiple : public trickbench::Trick {
     }
     model_->to(dtype_);
     samples_ = s.case_name.rfind("4084", 0) == 0 ? 4084 : 4095;
-    aligned_input_ = k::IntegerValued({k::RoundUp(samples_, 8), size_.in}, dtype_, device_, 1);
+    const int64_t aligned = k::RoundUp(samples_, 8);
+    aligned_input_ = k::IntegerValued({aligned, size_.in}, dtype_, device_, 1);
     input_ = aligned_input_.narrow(0, 0, samples_).contiguous();
+    grad_out_ = k::IntegerValued({samples_, size_.out}, dtype_, device_, 1);
+    aligned_grad_out_ = k::ZeroPad(grad_out_, 0, aligned);
   }
 
-  void Unaligned() { Forward(input_); }
-  void Aligned() { Forward(aligned_input_); }
+  void Unaligned() { Step(input_, grad_out_); }
+  void Aligned() { Step(aligned_input_, aligned_grad_out_); }
 
-  trickbench::Tensors Result() override { return {out_.narrow(0, 0, samples_)}; }
+  trickbench::Tensors Result() override {
+    trickbench::Tensors r{out_.detach().narrow(0, 0, samples_)};
+    for (const auto& p : model_->parameters()) r.push_back(p.grad());
+    return r;
+  }
 
   std::string Inactive(const std::string& variant) override {
     if (out_.scalar_type() != dtype_) {
       return std::string("output dtype is ") + c10::toString(out_.scalar_type()) + ", expected " +
              c10::toString(dtype_);
+    }
+    for (const auto& p : model_->parameters()) {
+      if (!p.grad().defined()) return "the backward left a parameter without a gradient";
     }
     const bool multiple = batch_ % 8 == 0;
     if (variant == "aligned8" && !multiple)
@@ -70,16 +96,11 @@ class BatchSizeMultiple : public trickbench::Trick {
   }
 
   std::map<std::string, double> Counters(const std::string& variant) override {
-    const torch::Tensor x = variant == "aligned8" ? aligned_input_ : input_;
-    auto model = model_;
+    // Reruns the variant's own body: same inputs, so the same out_ and gradients.
     const double seconds = k::MedianSecondsPerRun(
-        [model, x]() mutable {
-          torch::NoGradGuard no_grad;
-          auto y = model->forward(x);
-        },
-        device_);
-    int64_t bytes = k::Bytes({x, out_});
-    for (const auto& p : model_->parameters()) bytes += k::Bytes({p});
+        [this, aligned = variant == "aligned8"] { aligned ? Aligned() : Unaligned(); }, device_);
+    int64_t bytes = k::Bytes({variant == "aligned8" ? aligned_input_ : input_, out_});
+    for (const auto& p : model_->parameters()) bytes += k::Bytes({p, p.grad()});
     auto c = k::RateCounters(static_cast<double>(batch_ * FlopPerSample()),
                              static_cast<double>(bytes), seconds, device_, dtype_);
     c["batch"] = batch_;
@@ -89,24 +110,30 @@ class BatchSizeMultiple : public trickbench::Trick {
   int64_t ItemsPerRun() const override { return batch_; }
 
  private:
-  void Forward(const torch::Tensor& x) {
-    torch::NoGradGuard no_grad;
+  void Step(const torch::Tensor& x, const torch::Tensor& grad_out) {
+    model_->zero_grad(/*set_to_none=*/true);
     out_ = model_->forward(x);
+    out_.backward(grad_out);
     batch_ = x.size(0);
   }
 
+  // Forward and weight gradients: one GEMM each per layer; input gradients for every
+  // layer but the first. Bias gradients and ReLU are not counted.
   int64_t FlopPerSample() const {
     int64_t flop = 0, width = size_.in;
-    for (int64_t i = 0; i < size_.layers; ++i, width = size_.hidden)
-      flop += k::MatmulFlop(1, width, size_.hidden);
-    return flop + k::MatmulFlop(1, width, size_.out);
+    for (int64_t i = 0; i <= size_.layers; ++i) {
+      const int64_t out = i == size_.layers ? size_.out : size_.hidden;
+      flop += k::MatmulFlop(1, width, out) * (i == 0 ? 2 : 3);
+      width = out;
+    }
+    return flop;
   }
 
   torch::Device device_ = torch::kCPU;
   torch::ScalarType dtype_ = torch::kFloat;
   trickbench::workloads::MlpSize size_;
   torch::nn::Sequential model_{nullptr};
-  torch::Tensor input_, aligned_input_, out_;
+  torch::Tensor input_, aligned_input_, grad_out_, aligned_grad_out_, out_;
   int64_t samples_ = 0, batch_ = 0;
 };
 

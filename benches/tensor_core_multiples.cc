@@ -2,18 +2,29 @@
 //
 // The article's dims, each as one matmul (m x k) @ (k x n), unaligned vs padded with
 // zeros to the next multiple of 8 (which is what the trick is: declare the layer 8-wide
-// multiples, mask or ignore the extra outputs):
-//   vocab33708  n, the output (vocabulary) size: 33708 -> 33712
-//   batch4084   m, the batch: 4084 -> 4088
-//   batch4095   m, the batch: 4095 -> 4096
+// multiples, mask or ignore the extra outputs or samples):
+//   vocab33708  n, the output (vocabulary) size of a Linear layer's forward, x @ W^T
+//               with W [n, k] as the layer holds it: 33708 -> 33712
+//   batch4084   k, the batch, in a weight-gradient GEMM: 4084 -> 4088
+//   batch4095   k, the batch, in a weight-gradient GEMM: 4095 -> 4096
 // each in fp32 and in 16-bit (the "_16bit" cases: BFloat16 on CPU, which this build
 // runs through oneDNN; Half on CUDA, for tensor cores).
+// The batch cases are dW = dY^T @ X of a Linear layer's backward, as autograd calls it:
+// dY [batch, out] and X [batch, in] contiguous, dY^T a transposed view, so the batch is
+// the reduction dimension while both leading dimensions (out, in) stay aligned. That is
+// where a batch size's alignment reaches a GEMM's k; in the forward it is m, on which
+// no leading dimension depends (batch_size_multiple times the whole step). The padding
+// is zero rows of both dY and X: zero terms in every sum.
 //
 // The other dims, chosen so a run stays well under 100 ms on a loaded 2-core CPU and the
-// six cases fit the 60 s default run (~0.28 GFLOP, 10-30 ms in fp32):
-//   CPU   vocab: m = 8 tokens, k = 512 hidden;  batch: k = 256, n = 128
-//   CUDA  vocab: m = 4096, k = 4096;             batch: k = 4096, n = 4096
+// six cases fit the 60 s default run (~0.27 GFLOP; on one thread here, fp32: vocab
+// ~14 ms, batch ~4 ms):
+//   CPU   vocab: m = 8 tokens, k = 512 hidden;  batch: dW [128 x 256] (m = out, n = in)
+//   CUDA  vocab: m = 4096, k = 4096;             batch: dW [4096 x 4096]
 // (the article's setting, a 4096-wide layer, where the GPU is busy enough to show it).
+// On an H200 (~790 TFLOP/s fp16 dense, ~60 TFLOP/s fp32 without tensor cores) at peak:
+// vocab 1.13 TFLOP per run, ~1.4 ms in Half, ~19 ms in fp32; batch 137 GFLOP per run,
+// ~0.17 ms in Half, ~2.3 ms in fp32: GPU work, not launch latency.
 // Counters: achieved FLOP/s of the shape actually computed, and on a GPU in the table of
 // harness/kernels the fraction of the device's peak, timed by wall clock. ItemsPerRun is
 // the useful FLOP (the unaligned problem's), so items_per_second (wall time) is the
@@ -47,15 +58,24 @@ class TensorCoreMultiples : public trickbench::Trick {
     if (c.rfind("vocab33708", 0) == 0) {
       problem_ = gpu ? Shape{4096, 4096, 33708} : Shape{8, 512, 33708};
       aligned_ = {problem_.m, problem_.k, k::RoundUp(problem_.n, 8)};
+      a_ = k::IntegerValued({problem_.m, problem_.k}, dtype_, device_);
+      a_aligned_ = a_;
+      // The weight as a Linear layer holds it, [n, k], used transposed (x @ W^T).
+      const torch::Tensor weight = k::IntegerValued({problem_.n, problem_.k}, dtype_, device_);
+      b_ = weight.t();
+      b_aligned_ = k::ZeroPad(weight, 0, aligned_.n).t();
     } else {
       const int64_t batch = c.rfind("batch4084", 0) == 0 ? 4084 : 4095;
-      problem_ = gpu ? Shape{batch, 4096, 4096} : Shape{batch, 256, 128};
-      aligned_ = {k::RoundUp(batch, 8), problem_.k, problem_.n};
+      problem_ = gpu ? Shape{4096, batch, 4096} : Shape{128, batch, 256};
+      aligned_ = {problem_.m, k::RoundUp(batch, 8), problem_.n};
+      const torch::Tensor dy = k::IntegerValued({batch, problem_.m}, dtype_, device_);
+      b_ = k::IntegerValued({batch, problem_.n}, dtype_, device_);
+      // Padded before transposing, so both variants' dY^T is a transposed view of a
+      // contiguous [batch, out] tensor, as autograd passes it.
+      a_ = dy.t();
+      a_aligned_ = k::ZeroPad(dy, 0, aligned_.k).t();
+      b_aligned_ = k::ZeroPad(b_, 0, aligned_.k);
     }
-    a_ = k::IntegerValued({problem_.m, problem_.k}, dtype_, device_);
-    b_ = k::IntegerValued({problem_.k, problem_.n}, dtype_, device_);
-    a_aligned_ = k::ZeroPad(a_, 0, aligned_.m);
-    b_aligned_ = k::ZeroPad(b_, 1, aligned_.n);
   }
 
   void Unaligned() {
