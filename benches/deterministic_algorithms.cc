@@ -1,7 +1,7 @@
 // deterministic_algorithms (B): what deterministic mode costs, and that it reproduces.
 //
-// One training step of a small conv net with a scatter-style aggregation (index_put_
-// with accumulate, as in message passing or embedding sums), in two modes that differ
+// One training step of a small conv net with a scatter-style aggregation (scatter_add,
+// as in message passing or embedding sums), in two modes that differ
 // only in the two determinism switches:
 //   fast           at::globalContext().setDeterministicAlgorithms(false) and
 //                  cudnn.deterministic off;
@@ -15,8 +15,18 @@
 // with determinism's cost. Each body sets its flags and restores the ones it found.
 //
 // The ops are chosen to all have deterministic implementations on CUDA (cuDNN conv,
-// index_put_ accumulate via sort, mean instead of adaptive pooling, whose CUDA
-// backward has none), so the deterministic step runs instead of throwing.
+// scatter_add via a sorted index_put_, index's backward likewise, mean instead of
+// adaptive pooling, whose CUDA backward has none), so the deterministic step runs
+// instead of throwing; in the fast mode scatter_add's CUDA kernel adds with atomics.
+//
+// Reproducibility, measured: Counters() restores the state the checks' runs left
+// (parameters, BN statistics, a fresh optimizer) kRepeats times, runs the variant's step
+// from it each time, and counts the repeats whose parameters are bitwise equal to the
+// first repeat's ("bitwise_repeats", 1 to kRepeats; a repeat that left the parameters
+// where they started, or ran under the wrong flags, is not counted). Graded on CUDA
+// only: on a CPU both modes run the same deterministic kernels and both count
+// kRepeats; on a GPU the fast mode's atomic order varies with scheduling, so how often
+// it repeats itself is a property of the device and the run, not a fixed number.
 //
 // CUBLAS_WORKSPACE_CONFIG is set before main (a static initialiser below; the trick
 // library is alwayslink) so the deterministic step's cuBLAS handle is deterministic; the
@@ -44,7 +54,8 @@ namespace {
 
 constexpr int64_t kBatch = 32;
 constexpr int64_t kClasses = 10;
-constexpr int64_t kSegments = 8;  // index_put_ accumulates the batch into this many rows
+constexpr int64_t kSegments = 8;  // scatter_add sums the batch into this many rows
+constexpr int kRepeats = 8;       // steps from one saved state, for bitwise_repeats
 
 struct ConvNetImpl : torch::nn::Module {
   ConvNetImpl()
@@ -61,7 +72,7 @@ struct ConvNetImpl : torch::nn::Module {
     // Sum each sample's features into its segment and give every sample its
     // segment's total back: a scatter-add whose CUDA kernel uses atomics.
     auto totals = torch::zeros({kSegments, h.size(1)}, h.options())
-                      .index_put({segment}, h, /*accumulate=*/true);
+                      .scatter_add(0, segment.unsqueeze(1).expand_as(h), h);
     return head(h + totals.index({segment}));
   }
 
@@ -138,6 +149,10 @@ class DeterministicAlgorithms : public trickbench::Trick {
     return "";
   }
 
+  std::map<std::string, double> Counters(const std::string& variant) override {
+    return {{"bitwise_repeats", BitwiseRepeats(variant)}};
+  }
+
   int64_t ItemsPerRun() const override { return kBatch; }
 
  private:
@@ -147,6 +162,44 @@ class DeterministicAlgorithms : public trickbench::Trick {
     auto logits = model_->forward(images_, segments_);
     torch::nn::functional::cross_entropy(logits, labels_).backward();
     optimizer_->step();
+  }
+
+  // See the top comment. The model's state is put back afterwards.
+  double BitwiseRepeats(const std::string& variant) {
+    torch::NoGradGuard no_grad;
+    trickbench::Tensors saved;
+    for (const auto& t : model_->parameters()) saved.push_back(t.detach().clone());
+    for (const auto& t : model_->buffers()) saved.push_back(t.detach().clone());
+    auto restore = [&] {
+      size_t i = 0;
+      for (const auto& t : model_->parameters()) t.detach().copy_(saved[i++]);
+      for (const auto& t : model_->buffers()) t.detach().copy_(saved[i++]);
+    };
+    auto kept = std::move(optimizer_);
+    trickbench::Tensors first;
+    int equal = 0;
+    for (int r = 0; r < kRepeats; ++r) {
+      restore();
+      optimizer_ = std::make_unique<torch::optim::SGD>(
+          model_->parameters(), static_cast<const torch::optim::SGDOptions&>(kept->defaults()));
+      {
+        torch::AutoGradMode grad(true);
+        ModeScope mode(/*deterministic=*/variant == "deterministic");
+        Step();
+      }
+      trickbench::Tensors now = Result();
+      bool moved = false, same = !first.empty();
+      for (size_t i = 0; i < now.size(); ++i) {
+        moved = moved || !torch::equal(now[i], saved[i]);
+        if (same) same = torch::equal(now[i], first[i]);
+      }
+      if (!moved || !Inactive(variant).empty()) continue;
+      if (first.empty()) first = now, same = true;
+      equal += same ? 1 : 0;
+    }
+    restore();
+    optimizer_ = std::move(kept);
+    return equal;
   }
 
   ConvNet model_{nullptr};
@@ -161,6 +214,12 @@ TRICKBENCH_TRICK(deterministic_algorithms, DeterministicAlgorithms)
     .Category("Determinism")
     .Source("B")
     .Claim("reproducible runs")
+    .Expect(trickbench::claim::More("bitwise_repeats",
+                                    "steps repeated from one saved state whose parameters are "
+                                    "bitwise equal to the first repeat's")
+                .ForVariant("deterministic")
+                .OnCuda("the fast mode's atomics and cuDNN algorithms reorder additions on a GPU; "
+                        "on a CPU both modes run the same deterministic kernels"))
     .Trains()
     .Variant("fast", &DeterministicAlgorithms::Fast)
     .Variant("deterministic", &DeterministicAlgorithms::Deterministic)
