@@ -279,16 +279,10 @@ int Session::Settle(const InterruptLatch& latch) {
     left_out = static_cast<int>(jobs.size() - (done_ - done_before));
     settle.rule += " (stopped by " + SignalName(latch.signal()) + ")";
   }
+  // As SpendBudget's: `added` is what was planned, `left_out` the part of it not started.
   settle.left_out = left_out;
-  // What the processes that ran added, not what was planned.
-  settle.added.clear();
   std::map<std::string, int> count;
   for (const results::IndexEntry& e : side.index.tricks) ++count[e.id];
-  for (size_t t = 0; t < ids_.size(); ++t) {
-    for (const results::IndexEntry& e : side.index.tricks) {
-      if (e.id == ids_[t] && e.process > last[t]) ++settle.added[ids_[t]];
-    }
-  }
   side.index.budget = WithSettle(side.index, settle);
   for (const auto& [id, n] : count) side.index.processes = std::max(side.index.processes, n);
   if (left_out > 0) {
