@@ -12,12 +12,13 @@
 
 namespace {
 
+constexpr trickbench::workloads::MlpSize kMlp{.in = 512, .hidden = 1024, .out = 10, .layers = 3};
+
 class NoGradInference : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Instance& s) override {
-    model_ =
-        trickbench::workloads::Mlp({.in = 512, .hidden = 1024, .out = 10, .layers = 3}, s.device);
-    input_ = torch::randn({256, 512}).to(s.device);
+    model_ = trickbench::workloads::Mlp(kMlp, s.device);
+    input_ = torch::randn({s.params.Int("batch"), kMlp.in}).to(s.device);
   }
 
   void GradMode() { out_ = model_->forward(input_); }
@@ -49,6 +50,17 @@ class NoGradInference : public trickbench::Trick {
   torch::Tensor input_, out_;
 };
 
+// One forward: the GEMMs' FLOP; the weights read, each layer's fp32 activations written
+// once and read once.
+trickbench::CaseWork Work(const trickbench::Instance& s) {
+  const int64_t batch = s.params.Int("batch");
+  const double activations = static_cast<double>(batch) * (kMlp.in + kMlp.layers * kMlp.hidden);
+  const double weights = static_cast<double>(trickbench::workloads::MlpParameters(kMlp));
+  return {.flop = trickbench::workloads::MlpForwardFlop(kMlp, batch),
+          .bytes = 4 * (weights + 2 * activations),
+          .working_set = 4 * (weights + activations)};
+}
+
 }  // namespace
 
 TRICKBENCH_TRICK(no_grad_inference, NoGradInference)
@@ -57,6 +69,9 @@ TRICKBENCH_TRICK(no_grad_inference, NoGradInference)
     .Claim("less memory and time")
     .Expect(trickbench::claim::LessMemory())
     .Expect(trickbench::claim::Faster())
+    // 32768 samples: about 170 GFLOP, so an H200 times the GEMMs, not their launches.
+    .Axis(trickbench::Axis::Int("batch", {256}).OnCuda({32768}))
+    .Work(Work)
     .Variant("grad_mode", &NoGradInference::GradMode)
     .Variant("no_grad", &NoGradInference::NoGrad)
     .Variant("inference_mode", &NoGradInference::Inference)

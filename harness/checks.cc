@@ -73,7 +73,7 @@ CheckReport RunChecks(const TrickDef& def, const torch::Device& device, uint64_t
           // of its tensors.
           CpuMemoryMeter meter;
           auto trick = def.Make();
-          trick->SetUp(Instance{case_name, device, variant.name});
+          trick->SetUp(def.NewInstance(case_name, device, variant.name));
           vc.setup_bytes = meter.live_bytes();
           vc.items_per_run = trick->ItemsPerRun();
           meter.ResetPeak();  // SetUp's temporaries are not the variant's cost
@@ -148,7 +148,7 @@ Fingerprint ReproduceFingerprint(const TrickDef& def, const std::string& case_na
   DeterministicGuard guard;
   SeedEverything(seed);
   auto trick = def.Make();
-  trick->SetUp(Instance{case_name, device, name});
+  trick->SetUp(def.NewInstance(case_name, device, name));
   for (int s = 0; s < def.check_steps(); ++s) def.variants()[index].body(*trick);
   NamedTensors named;
   const Tensors result = trick->Result();

@@ -50,7 +50,7 @@ void TraceOne(const TrickDef& def, const TrickDef::VariantSpec& variant,
               const std::string& path) {
   SeedEverything(seed);
   auto trick = def.Make();
-  trick->SetUp(Instance{case_name, device, variant.name});
+  trick->SetUp(def.NewInstance(case_name, device, variant.name));
   variant.body(*trick);
   if (device.is_cuda()) torch::cuda::synchronize();
   std::set<ActivityType> activities{ActivityType::CPU};

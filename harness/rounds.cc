@@ -47,7 +47,7 @@ class CaseInstances {
       try {
         SeedEverything(seed_);
         std::unique_ptr<Trick> trick = def_.Make();
-        trick->SetUp(Instance{def_.cases(device_)[ci_], device_, spec.name});
+        trick->SetUp(def_.NewInstance(def_.cases(device_)[ci_], device_, spec.name));
         // Warm-up: first-touch page faults, lazy init, allocator caches, library plans.
         // Each warm-up run is a one-iteration sample of the timing backend, which waits
         // for the device: an unsynchronised loop timed by the host queued up to ~1000

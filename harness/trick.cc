@@ -102,7 +102,9 @@ Effect LowerRate(std::string work, double low, double high) {
 }  // namespace claim
 
 TrickDef::TrickDef(std::string id, Factory factory)
-    : id_(std::move(id)), factory_(std::move(factory)) {}
+    : id_(std::move(id)), factory_(std::move(factory)) {
+  ExpandAxes();
+}
 
 TrickDef& TrickDef::Category(std::string v) {
   category_ = std::move(v);
@@ -149,14 +151,84 @@ TrickDef& TrickDef::NeedsCuda(std::string why) {
   needs_cuda_reason_ = std::move(why);
   return *this;
 }
+TrickDef& TrickDef::Axis(trickbench::Axis axis) {
+  if (!shorthand_cases_.empty() || !shorthand_cuda_cases_.empty()) {
+    throw std::invalid_argument(id_ + ": Axis() and Cases()/CudaCases() exclude each other");
+  }
+  axes_.push_back(std::move(axis));
+  try {
+    ExpandAxes();
+  } catch (...) {
+    axes_.pop_back();  // the definition stays as it was
+    throw;
+  }
+  return *this;
+}
 TrickDef& TrickDef::Cases(std::vector<std::string> cases) {
   if (cases.empty()) throw std::invalid_argument(id_ + ": Cases() needs at least one case");
-  cases_ = std::move(cases);
+  if (!axes_.empty()) throw std::invalid_argument(id_ + ": Cases() and Axis() exclude each other");
+  shorthand_cases_ = std::move(cases);
+  ExpandAxes();
   return *this;
 }
 TrickDef& TrickDef::CudaCases(std::vector<std::string> cases) {
   if (cases.empty()) throw std::invalid_argument(id_ + ": CudaCases() needs at least one case");
-  cuda_cases_ = std::move(cases);
+  if (!axes_.empty()) {
+    throw std::invalid_argument(id_ + ": CudaCases() and Axis() exclude each other");
+  }
+  shorthand_cuda_cases_ = std::move(cases);
+  ExpandAxes();
+  return *this;
+}
+void TrickDef::ExpandAxes() {
+  std::vector<trickbench::Axis> axes = axes_;
+  if (!shorthand_cases_.empty() || !shorthand_cuda_cases_.empty()) {
+    // The shorthand: one string axis; CudaCases() alone leaves the CPU its one case "".
+    auto a = trickbench::Axis::String(
+        "case", shorthand_cases_.empty() ? std::vector<std::string>{""} : shorthand_cases_);
+    if (!shorthand_cuda_cases_.empty()) a = a.OnCuda(shorthand_cuda_cases_);
+    axes = {a};
+  }
+  try {
+    cpu_params_ = ExpandCases(axes, /*cuda=*/false);
+    cuda_params_ = ExpandCases(axes, /*cuda=*/true);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(id_ + ": " + e.what());
+  }
+  auto names = [](const std::vector<CaseParams>& params) {
+    std::vector<std::string> out;
+    for (const CaseParams& p : params) out.push_back(p.name());
+    return out;
+  };
+  cases_ = names(cpu_params_);
+  cuda_cases_ = names(cuda_params_);
+  // cuda_cases() is empty when CUDA runs the CPU's cases.
+  if (cuda_cases_ == cases_) cuda_cases_.clear();
+}
+Instance TrickDef::NewInstance(const std::string& case_name, const torch::Device& device,
+                               const std::string& variant) const {
+  const std::vector<CaseParams>& params = device.is_cuda() ? cuda_params_ : cpu_params_;
+  for (const CaseParams& p : params) {
+    if (p.name() == case_name) return Instance{case_name, device, variant, p};
+  }
+  throw std::invalid_argument(id_ + ": no case \"" + case_name + "\" on " + device.str());
+}
+TrickDef& TrickDef::Work(WorkFn work) {
+  work_ = std::move(work);
+  return *this;
+}
+TrickDef& TrickDef::TrafficBound() {
+  traffic_bound_ = true;
+  return *this;
+}
+TrickDef& TrickDef::LaunchBound(std::string why) {
+  if (why.empty()) throw std::invalid_argument(id_ + ": LaunchBound needs a reason");
+  launch_bound_why_ = std::move(why);
+  return *this;
+}
+TrickDef& TrickDef::HostSide(std::string why) {
+  if (why.empty()) throw std::invalid_argument(id_ + ": HostSide needs a reason");
+  host_side_why_ = std::move(why);
   return *this;
 }
 TrickDef& TrickDef::Bitwise() {

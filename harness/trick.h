@@ -23,12 +23,13 @@
 //
 //   namespace {
 //
+//   constexpr trickbench::workloads::MlpSize kMlp{.in = 512, .hidden = 1024, .out = 10, .layers = 3};
+//
 //   class NoGradInference : public trickbench::Trick {
 //    public:
 //     void SetUp(const trickbench::Instance& s) override {
-//       model_ =
-//           trickbench::workloads::Mlp({.in = 512, .hidden = 1024, .out = 10, .layers = 3}, s.device);
-//       input_ = torch::randn({256, 512}).to(s.device);
+//       model_ = trickbench::workloads::Mlp(kMlp, s.device);
+//       input_ = torch::randn({s.params.Int("batch"), kMlp.in}).to(s.device);
 //     }
 //
 //     void GradMode() { out_ = model_->forward(input_); }
@@ -60,6 +61,17 @@
 //     torch::Tensor input_, out_;
 //   };
 //
+//   // One forward: the GEMMs' FLOP; the weights read, each layer's fp32 activations written
+//   // once and read once.
+//   trickbench::CaseWork Work(const trickbench::Instance& s) {
+//     const int64_t batch = s.params.Int("batch");
+//     const double activations = static_cast<double>(batch) * (kMlp.in + kMlp.layers * kMlp.hidden);
+//     const double weights = static_cast<double>(trickbench::workloads::MlpParameters(kMlp));
+//     return {.flop = trickbench::workloads::MlpForwardFlop(kMlp, batch),
+//             .bytes = 4 * (weights + 2 * activations),
+//             .working_set = 4 * (weights + activations)};
+//   }
+//
 //   }  // namespace
 //
 //   TRICKBENCH_TRICK(no_grad_inference, NoGradInference)
@@ -68,6 +80,9 @@
 //       .Claim("less memory and time")
 //       .Expect(trickbench::claim::LessMemory())
 //       .Expect(trickbench::claim::Faster())
+//       // 32768 samples: about 170 GFLOP, so an H200 times the GEMMs, not their launches.
+//       .Axis(trickbench::Axis::Int("batch", {256}).OnCuda({32768}))
+//       .Work(Work)
 //       .Variant("grad_mode", &NoGradInference::GradMode)
 //       .Variant("no_grad", &NoGradInference::NoGrad)
 //       .Variant("inference_mode", &NoGradInference::Inference)
@@ -106,6 +121,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/axes.h"
 #include "results/expectation.h"
 #include "results/tolerance.h"
 
@@ -119,6 +135,7 @@ inline constexpr char kDroppedUpdate[] = "<dropped update>";
 // What one trick instance is set up for: a case, a device and the one variant it runs.
 // (The report's *setting* is a case and an optimized variant graded against its
 // baseline: reports/report.h VariantEffect.)
+// TrickDef::NewInstance makes one with its case's parameters.
 struct Instance {
   std::string case_name;  // one of TrickDef::cases(device); "" for a trick with one case
   torch::Device device = torch::kCPU;
@@ -126,6 +143,18 @@ struct Instance {
   // SetUp can build what only that variant needs (a flattened optimizer, a model
   // without unused layers) outside the measured region.
   std::string variant;
+  CaseParams params;  // the case's value on each axis (harness/axes.h)
+};
+
+// What one timed run of a variant does on the device, as the trick declares it from
+// its case's sizes (TrickDef::Work): arithmetic, not a measurement. The sizing check
+// (harness/sizing.h) holds every CUDA case to an H200's floor with it, so that a GPU
+// times the trick rather than kernel launches.
+struct CaseWork {
+  double flop = 0;         // floating-point operations (a multiply-add is 2)
+  double bytes = 0;        // bytes read plus written in device memory
+  double host_bytes = 0;   // bytes copied between host and device (over PCIe)
+  double working_set = 0;  // bytes of distinct data the run touches (the L2 check)
 };
 
 class Trick {
@@ -253,11 +282,30 @@ class TrickDef {
   // Runs only with CUDA: on a machine without it the trick is reported as skipped
   // with this reason.
   TrickDef& NeedsCuda(std::string why);
+  // The cases as typed axes (harness/axes.h): their product, each axis with its CPU
+  // values and, at the article's scale, its CUDA ones. SetUp reads s.params.
+  TrickDef& Axis(trickbench::Axis axis);
+  // Shorthand for one string axis "case" (not combined with Axis()): cases that are
+  // names, not sizes.
   TrickDef& Cases(std::vector<std::string> cases);
-  // The cases on a CUDA device, in place of Cases() there: the sizes the article's
-  // figures were measured at (a ResNet-50 stage, a BERT-base layer), since the small
-  // CPU sizes are launch-bound on a GPU and would time the launch, not the trick.
+  // The shorthand axis's values on a CUDA device, in place of Cases() there: the sizes
+  // the article's figures were measured at (a ResNet-50 stage, a BERT-base layer), since
+  // the small CPU sizes are launch-bound on a GPU and would time the launch, not the trick.
   TrickDef& CudaCases(std::vector<std::string> cases);
+  // The device work of one timed run of instance.variant in instance's case, computed
+  // from s.params as SetUp sizes it. Every trick that runs on CUDA declares it, or says
+  // why the H200 floor does not apply (LaunchBound, HostSide): harness/sizing.h.
+  using WorkFn = std::function<CaseWork(const Instance&)>;
+  TrickDef& Work(WorkFn work);
+  // The claim is about memory traffic (fusion, in-place, fewer bytes): a CUDA case's
+  // working set must then exceed the H200's L2, or the traffic never leaves the cache.
+  TrickDef& TrafficBound();
+  // The claim is about launch or synchronisation cost itself (many small ops, host
+  // syncs): small device work is the point, so the floor does not apply. Listed.
+  TrickDef& LaunchBound(std::string why);
+  // The timed work runs on the host whatever the device (decoding, file reads, CPU-side
+  // collectives): no device work to size. Listed.
+  TrickDef& HostSide(std::string why);
   TrickDef& Bitwise();
   TrickDef& Tolerance(double rtol, double atol);
   // How many runs of each variant before its Result() is compared (default 2).
@@ -291,6 +339,14 @@ class TrickDef {
   }
   const std::vector<std::string>& cpu_cases() const { return cases_; }
   const std::vector<std::string>& cuda_cases() const { return cuda_cases_; }  // empty: Cases()
+  // An instance of `case_name` on `device` for `variant`, with the case's parameters.
+  // Throws std::invalid_argument naming the trick when the case is not one on `device`.
+  Instance NewInstance(const std::string& case_name, const torch::Device& device,
+                       const std::string& variant) const;
+  const WorkFn& work() const { return work_; }  // empty: none declared
+  bool traffic_bound() const { return traffic_bound_; }
+  const std::string& launch_bound_why() const { return launch_bound_why_; }
+  const std::string& host_side_why() const { return host_side_why_; }
   const std::vector<VariantSpec>& variants() const { return variants_; }
   const trickbench::Tolerance& tolerance() const { return tolerance_; }
   int check_steps() const { return check_steps_; }
@@ -306,8 +362,16 @@ class TrickDef {
   std::map<std::string, std::string> mutation_undetected_;
   bool needs_cuda_ = false;
   std::string needs_cuda_reason_;
+  // Recomputes cases_ and cuda_cases_ from the axes (or the shorthand's).
+  void ExpandAxes();
+  std::vector<trickbench::Axis> axes_;
+  std::vector<std::string> shorthand_cases_, shorthand_cuda_cases_;
+  std::vector<CaseParams> cpu_params_, cuda_params_;
   std::vector<std::string> cases_{""};
   std::vector<std::string> cuda_cases_;
+  WorkFn work_;
+  bool traffic_bound_ = false;
+  std::string launch_bound_why_, host_side_why_;
   std::vector<VariantSpec> variants_;
   trickbench::Tolerance tolerance_;
   int check_steps_ = 2;

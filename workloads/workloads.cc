@@ -22,6 +22,18 @@ torch::nn::Sequential Mlp(const MlpSize& size, const torch::Device& device) {
   return model;
 }
 
+int64_t MlpParameters(const MlpSize& size) {
+  const int64_t hidden = size.in * size.hidden + (size.layers - 1) * size.hidden * size.hidden;
+  return hidden + size.layers * size.hidden + size.hidden * size.out + size.out;
+}
+
+double MlpForwardFlop(const MlpSize& size, int64_t batch) {
+  const double macs = static_cast<double>(size.in) * size.hidden +
+                      static_cast<double>(size.layers - 1) * size.hidden * size.hidden +
+                      static_cast<double>(size.hidden) * size.out;
+  return 2.0 * macs * static_cast<double>(batch);
+}
+
 Batch ClassificationBatch(int64_t batch, int64_t in, int64_t classes, const torch::Device& device) {
   Batch b;
   b.input = torch::randn({batch, in}).to(device);

@@ -30,6 +30,11 @@ struct MlpSize {
 
 // Linear-ReLU stack ending in a Linear to `out` logits.
 torch::nn::Sequential Mlp(const MlpSize& size = {}, const torch::Device& device = torch::kCPU);
+// What Mlp(size) holds and does, for a trick's declared work (TrickDef::Work): its
+// parameter count, and the FLOP of one forward over `batch` samples (2 per
+// multiply-add; a backward is about twice that).
+int64_t MlpParameters(const MlpSize& size);
+double MlpForwardFlop(const MlpSize& size, int64_t batch);
 
 // A seeded classification batch for a model with `in` inputs and `classes` outputs.
 struct Batch {

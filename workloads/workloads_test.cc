@@ -15,6 +15,18 @@ TEST(Mlp, ShapesAndLayerCount) {
   EXPECT_EQ(m->size(), 5u);  // 2 x (Linear, ReLU) + Linear
 }
 
+// The declared work of the MLP tricks rests on these two: the count is the module's own.
+TEST(Mlp, ParameterCountAndFlopMatchTheModule) {
+  for (const MlpSize size : {MlpSize{}, MlpSize{.in = 7, .hidden = 5, .out = 3, .layers = 1}}) {
+    int64_t counted = 0;
+    for (const auto& p : Mlp(size)->parameters()) counted += p.numel();
+    EXPECT_EQ(MlpParameters(size), counted);
+    // One multiply-add per weight per sample.
+    const int64_t weights = counted - size.layers * size.hidden - size.out;
+    EXPECT_DOUBLE_EQ(MlpForwardFlop(size, 4), 2.0 * weights * 4);
+  }
+}
+
 TEST(SmallCnn, ForwardShapeAndConvBiasSwitch) {
   auto with_bias = SmallCnn(CnnSize{.channels = 8, .blocks = 2, .classes = 4});
   auto no_bias = SmallCnn(CnnSize{.channels = 8, .blocks = 2, .classes = 4, .conv_bias = false});

@@ -4,7 +4,10 @@
 #include <cctype>
 #include <map>
 #include <set>
+#include <cstdio>
 #include <sstream>
+
+#include "harness/sizing.h"
 
 namespace trickbench::catalog {
 namespace {
@@ -196,6 +199,45 @@ void CheckTrick(const TrickDef& t, std::vector<std::string>* problems) {
       problem("case name '" + c + "' " + bad);
     }
   }
+  for (const SizingRow& r : SizeForH200(t)) {
+    if (!r.problem.empty()) problem("CUDA case '" + r.case_name + "': " + r.problem);
+  }
+}
+
+// One row per CUDA case of a sized trick, one per exempt trick (harness/sizing.h).
+constexpr char kSizingText[] =
+    "## Sizing on an H200\n\n"
+    "What one timed run of each CUDA case does, as the trick declares it (`.Work()`), and "
+    "the least time that takes at an H200's peaks (790 TFLOP/s bf16, 4.3 TB/s HBM, 64 GB/s "
+    "PCIe): the variant with the least work is shown, and every case is at least 100 us, so "
+    "a GPU times the trick rather than its kernel launches. A trick whose claim is about "
+    "memory traffic (*traffic*) also needs a working set beyond the 60 MB L2. A trick whose "
+    "claim is launch or synchronisation cost itself, or whose timed work runs on the host, "
+    "is exempt and says why. The figures are arithmetic from the case's sizes, not "
+    "measurements; the catalog refuses a registration that misses them.\n\n"
+    "| trick | CUDA case | least work | GFLOP | device GB | host MB | working set MB | "
+    "H200 floor us |\n"
+    "|---|---|---|---|---|---|---|---|\n";
+
+std::string Fixed(double v, int digits) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string SizingRows(const TrickDef& t) {
+  std::string out;
+  for (const SizingRow& r : SizeForH200(t)) {
+    if (!r.exemption.empty()) {
+      out += "| " + Code(t.id()) + " | exempt | " + Cell(r.exemption) + " | | | | | |\n";
+      continue;
+    }
+    out += "| " + Code(t.id()) + (t.traffic_bound() ? " (traffic)" : "") + " | " +
+           Code(r.case_name) + " | " + Code(r.variant) + " | " + Fixed(r.work.flop / 1e9, 1) +
+           " | " + Fixed(r.work.bytes / 1e9, 2) + " | " + Fixed(r.work.host_bytes / 1e6, 1) +
+           " | " + Fixed(r.work.working_set / 1e6, 1) + " | " + Fixed(r.seconds * 1e6, 0) + " |\n";
+  }
+  return out;
 }
 
 std::string Row(const TrickDef& t, const TrickFiles& files) {
@@ -276,6 +318,11 @@ bool RenderCatalog(const std::vector<const TrickDef*>& tricks,
         << "|---|---|---|---|---|---|---|---|\n";
     for (const auto& [id, t] : members) out << Row(*t, files.at(id));
   }
+  // By id: a reader looks a trick up, and its category is in the table above.
+  std::map<std::string, const TrickDef*> by_id;
+  for (const TrickDef* t : tricks) by_id.emplace(t->id(), t);
+  out << "\n" << kSizingText;
+  for (const auto& [id, t] : by_id) out << SizingRows(*t);
   *page = out.str();
   return true;
 }

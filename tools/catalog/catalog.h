@@ -13,7 +13,8 @@
 // fails while the checked-in page is stale. Per trick the page shows what its
 // TRICKBENCH_TRICK chain registers: id, category, source markers, claim, cases,
 // variants (baseline first), the reproduced variant, tolerance, CUDA need and its
-// files.
+// files; and, per CUDA case, its declared work held to an H200's floor
+// (harness/sizing.h), or the trick's exemption.
 //
 // Why it refuses incomplete registrations rather than printing blanks: the catalog
 // is where a missing claim or a typo in a source marker is seen by a reviewer, and a

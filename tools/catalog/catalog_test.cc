@@ -23,7 +23,16 @@ std::unique_ptr<TrickDef> Def(const std::string& id, const std::string& category
       .Claim("faster")
       .Variant("slow", &Toy::Slow)
       .Variant("fast", &Toy::Fast)
-      .Bitwise();
+      .Bitwise()
+      .HostSide("a toy does no device work");
+  return def;
+}
+
+// A trick with no sizing declaration, as a trick file written before .Work() would be.
+std::unique_ptr<TrickDef> Unsized(const std::string& id) {
+  auto def = std::make_unique<TrickDef>(id, [] { return std::make_unique<Toy>(); });
+  def->Category("Kernels").Source("A8").Claim("faster");
+  def->Variant("slow", &Toy::Slow).Variant("fast", &Toy::Fast);
   return def;
 }
 
@@ -158,7 +167,7 @@ TEST(RenderCatalog, RefusesSourceMarkersTheArticlesDoNotHave) {
 
 TEST(RenderCatalog, RefusesTricksWithoutAComparison) {
   auto none = std::make_unique<TrickDef>("toy", [] { return std::make_unique<Toy>(); });
-  none->Category("K").Source("B").Claim("c");
+  none->Category("K").Source("B").Claim("c").HostSide("a toy");
   ExpectProblem({none.get()}, {"benches/toy.cc"},
                 "toy: 0 variant(s): a trick needs a baseline and at least one variant to compare");
   none->Variant("only", &Toy::Slow);
@@ -196,6 +205,40 @@ TEST(RenderCatalog, ListsTheCudaCasesBesideTheCpuOnes) {
   const Rendered r = Render({t.get()}, {"benches/toy.cc"});
   ASSERT_TRUE(r.ok) << (r.problems.empty() ? "" : r.problems[0]);
   EXPECT_TRUE(Contains(r.page, "| one; on CUDA `resnet50_stage2` |")) << r.page;
+}
+
+TEST(RenderCatalog, ListsEachCudaCaseWithItsWorkAndTheExemptions) {
+  auto sized = Unsized("gemm");
+  sized->Axis(Axis::Int("n", {256}).OnCuda({8192})).TrafficBound().Work([](const Instance& s) {
+    const double n = static_cast<double>(s.params.Int("n"));
+    const double scale = s.variant == "fast" ? 1.0 : 2.0;
+    return CaseWork{
+        .flop = scale * 2 * n * n * n, .bytes = 3 * 4 * n * n, .working_set = 3 * 4 * n * n};
+  });
+  const auto toy = Def("toy");
+  const Rendered r = Render({toy.get(), sized.get()}, {"benches/toy.cc", "benches/gemm.cc"});
+  ASSERT_TRUE(r.ok) << ::testing::PrintToString(r.problems);
+  EXPECT_TRUE(Contains(r.page, "## Sizing on an H200\n")) << r.page;
+  // The fast variant's 1.1 TFLOP: 1392 us at 790 TFLOP/s; 805 MB held.
+  EXPECT_TRUE(Contains(r.page,
+                       "| `gemm` (traffic) | `n8192` | `fast` | 1099.5 | 0.81 | 0.0 | 805.3 | "
+                       "1392 |\n"))
+      << r.page;
+  EXPECT_TRUE(Contains(r.page, "| `toy` | exempt | host side: a toy does no device work |"));
+}
+
+TEST(RenderCatalog, RefusesACudaCaseUnderTheH200FloorOrWithoutDeclaredWork) {
+  const std::vector<std::string> files = {"benches/gemm.cc"};
+  auto t = Unsized("gemm");
+  ExpectProblem({t.get()}, files,
+                "gemm: CUDA case '': declares no work: .Work(), or .LaunchBound(why) / "
+                ".HostSide(why) where the floor does not apply");
+  t->Work([](const Instance&) { return CaseWork{.flop = 1e9}; });
+  ExpectProblem({t.get()}, files,
+                "gemm: CUDA case '': variant slow does 1.3 us of work at an H200's peaks, under "
+                "the 100.0 us floor: a GPU would time its launches");
+  t->LaunchBound("the claim is the launches");
+  EXPECT_TRUE(Render({t.get()}, files).ok);
 }
 
 TEST(RenderCatalog, RefusesIdsAndFilesThatDisagree) {
