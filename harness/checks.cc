@@ -7,6 +7,7 @@
 #include "determinism/guard.h"
 #include "determinism/seed.h"
 #include "determinism/tensor_compare.h"
+#include "harness/allocator_regime.h"
 #include "harness/memory.h"
 #include "harness/nvtx.h"
 #include "harness/op_counter.h"
@@ -73,7 +74,7 @@ CheckReport RunChecks(const TrickDef& def, const torch::Device& device, uint64_t
           // of its tensors.
           CpuMemoryMeter meter;
           auto trick = def.Make();
-          trick->SetUp(def.NewInstance(case_name, device, variant.name));
+          SetUpInstance(*trick, def.NewInstance(case_name, device, variant.name));
           vc.setup_bytes = meter.live_bytes();
           vc.items_per_run = trick->ItemsPerRun();
           meter.ResetPeak();  // SetUp's temporaries are not the variant's cost
@@ -148,7 +149,7 @@ Fingerprint ReproduceFingerprint(const TrickDef& def, const std::string& case_na
   DeterministicGuard guard;
   SeedEverything(seed);
   auto trick = def.Make();
-  trick->SetUp(def.NewInstance(case_name, device, name));
+  SetUpInstance(*trick, def.NewInstance(case_name, device, name));
   for (int s = 0; s < def.check_steps(); ++s) def.variants()[index].body(*trick);
   NamedTensors named;
   const Tensors result = trick->Result();

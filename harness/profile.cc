@@ -10,6 +10,7 @@
 #include <set>
 
 #include "determinism/seed.h"
+#include "harness/allocator_regime.h"
 #include "harness/checks.h"
 #include "harness/nvtx.h"
 
@@ -50,7 +51,7 @@ void TraceOne(const TrickDef& def, const TrickDef::VariantSpec& variant,
               const std::string& path) {
   SeedEverything(seed);
   auto trick = def.Make();
-  trick->SetUp(def.NewInstance(case_name, device, variant.name));
+  SetUpInstance(*trick, def.NewInstance(case_name, device, variant.name));
   variant.body(*trick);
   if (device.is_cuda()) torch::cuda::synchronize();
   std::set<ActivityType> activities{ActivityType::CPU};

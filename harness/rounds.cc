@@ -10,6 +10,7 @@
 
 #include "common/interference.h"
 #include "determinism/seed.h"
+#include "harness/allocator_regime.h"
 #include "harness/nvtx.h"
 #include "results/gbench_export.h"
 #include "stats/schedule.h"
@@ -47,7 +48,7 @@ class CaseInstances {
       try {
         SeedEverything(seed_);
         std::unique_ptr<Trick> trick = def_.Make();
-        trick->SetUp(def_.NewInstance(def_.cases(device_)[ci_], device_, spec.name));
+        SetUpInstance(*trick, def_.NewInstance(def_.cases(device_)[ci_], device_, spec.name));
         // Warm-up: first-touch page faults, lazy init, allocator caches, library plans.
         // Each warm-up run is a one-iteration sample of the timing backend, which waits
         // for the device: an unsynchronised loop timed by the host queued up to ~1000
