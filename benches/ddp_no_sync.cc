@@ -186,6 +186,7 @@ TRICKBENCH_TRICK(ddp_no_sync, NoSync)
     .Claim("fewer all-reduces per optimizer step")
     .Expect(trickbench::claim::Faster())
     .Trains()
+    .HostSide("the ranks train on the CPU and all-reduce with Gloo whatever the device")
     .Variant("sync_every_micro_batch", &NoSync::SyncEveryMicroBatch)
     .Variant("no_sync", &NoSync::NoSyncUntilLast)
     .Tolerance(1e-5, 1e-6);

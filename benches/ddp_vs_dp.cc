@@ -376,6 +376,7 @@ TRICKBENCH_TRICK(ddp_vs_dp, DdpVsDp)
         "covered: both variants here run on the CPU with Gloo whatever the device, and LibTorch "
         "has no GIL"))
     .Trains()
+    .HostSide("both variants train on the CPU (threads, or Gloo ranks) whatever the device")
     .Variant("data_parallel_threads", &DdpVsDp::DataParallelThreads)
     .Variant("ddp_gloo", &DdpVsDp::DdpGloo)
     .Tolerance(1e-5, 1e-6);

@@ -209,6 +209,7 @@ TRICKBENCH_TRICK(decoder_choice, DecoderChoice)
     .Expect(trickbench::claim::Faster().NotCovered(
         "OpenCV against PIL: PIL is Python, its JPEG decoder libjpeg-turbo; a C++ benchmark has "
         "no interpreter to pay for"))
+    .HostSide("JPEG decoding runs on the host; no device is involved")
     .Variant("opencv_imdecode", &DecoderChoice::OpencvImdecode)
     .Variant("libjpeg_turbo", &DecoderChoice::LibjpegTurbo)
     .Bitwise();

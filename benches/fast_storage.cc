@@ -133,6 +133,7 @@ TRICKBENCH_TRICK(fast_storage, FastStorage)
     .Source("A1")
     .Claim("faster I/O tier = faster epoch")
     .Expect(trickbench::claim::Faster())
+    .HostSide("file reads and decoding run on the host; no device is involved")
     .Variant("evicted_disk", &FastStorage::EvictedDisk)
     .Variant("ram_dir", &FastStorage::RamDir)
     .Bitwise();

@@ -7,7 +7,10 @@
 // on the calling thread: an MLP (input 3 x 56 x 56, 256 hidden) forward, backward and
 // SGD step, whose loss is read on the host as a loop that logs it does (on CUDA that
 // waits for the step, so loading cannot hide behind an asynchronous step; the batch goes
-// to the device in the step). With 0 workers the step and the loading take turns; with
+// to the device in the step). On CUDA the hidden layer is 8192 wide (ModelOf): 308 MB of
+// weights that each step reads, grads it writes and SGD updates (about 0.36 ms a step at
+// an H200's 4.3 TB/s), so the step is device work the loading can hide behind, not
+// kernel launches. With 0 workers the step and the loading take turns; with
 // N they overlap, and more workers help until loading keeps up with the step. Measured
 // here, one intra-op thread: about 8 ms to load a batch of 32 and 10 ms for the step
 // (data_wait_fraction 0.44 with 0 workers), so the sweep has a point where workers stop
@@ -63,6 +66,13 @@ using Clock = std::chrono::steady_clock;
 constexpr int64_t kImages = 256;
 constexpr size_t kBatch = 32;
 constexpr int64_t kCrop = 56;
+constexpr int64_t kSteps = kImages / static_cast<int64_t>(kBatch);
+
+// The step's model: on CUDA wide enough that the GPU times the step, not its launches.
+wl::MlpSize ModelOf(const trickbench::Instance& s) {
+  return {
+      .in = 3 * kCrop * kCrop, .hidden = s.device.is_cuda() ? 8192 : 256, .out = 10, .layers = 1};
+}
 
 class LoaderWorkers : public trickbench::Trick {
  public:
@@ -76,7 +86,7 @@ class LoaderWorkers : public trickbench::Trick {
                                                               .augment = {.crop = kCrop},
                                                               .trace = trace_});
     device_ = s.device;
-    model_ = wl::Mlp({.in = 3 * kCrop * kCrop, .hidden = 256, .out = 10, .layers = 1}, device_);
+    model_ = wl::Mlp(ModelOf(s), device_);
     optimizer_ =
         std::make_unique<torch::optim::SGD>(model_->parameters(), torch::optim::SGDOptions(0.01));
   }
@@ -175,6 +185,20 @@ class LoaderWorkers : public trickbench::Trick {
   EpochDigest digest_;
 };
 
+// One epoch, any worker count (the loading is host work): per step the batch copied to
+// the device (float), written and read; the forward's and the weight grads' FLOP (the
+// input needs no grad); the parameters read by the forward, their grads written by the
+// backward, both read and the parameters written by SGD.
+trickbench::CaseWork Work(const trickbench::Instance& s) {
+  const wl::MlpSize model = ModelOf(s);
+  const double params = 4.0 * wl::MlpParameters(model);
+  const double batch = 4.0 * static_cast<double>(kBatch) * model.in;
+  return {.flop = kSteps * 2 * wl::MlpForwardFlop(model, kBatch),
+          .bytes = kSteps * (5 * params + 2 * batch),
+          .host_bytes = kSteps * batch,
+          .working_set = 2 * params + batch};
+}
+
 trickbench::TrickDef::Body WithWorkers(size_t n) {
   return [n](trickbench::Trick& t) { static_cast<LoaderWorkers&>(t).Epoch(n); };
 }
@@ -189,6 +213,7 @@ TRICKBENCH_TRICK(loader_workers, LoaderWorkers)
     .Expect(trickbench::claim::Faster()
                 .ForVariant("workers_4")
                 .OnCuda("4 x num_GPU workers, feeding one GPU"))
+    .Work(Work)
     .AddVariant("workers_0", WithWorkers(0))
     .AddVariant("workers_1", WithWorkers(1))
     .AddVariant("workers_2", WithWorkers(2))

@@ -125,6 +125,7 @@ TRICKBENCH_TRICK(preprocess_offline, PreprocessOffline)
     .Source("B")
     .Claim("removes per-epoch work")
     .Expect(trickbench::claim::Faster())
+    .HostSide("decoding, resizing and reading run on the host; no device is involved")
     .Variant("decode_resize_each_epoch", &PreprocessOffline::DecodeResizeEachEpoch)
     .Variant("preprocessed_once", &PreprocessOffline::PreprocessedOnce)
     .Bitwise();

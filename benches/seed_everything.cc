@@ -101,6 +101,7 @@ TRICKBENCH_TRICK(seed_everything, SeedEverythingTrick)
         "the baseline's body (seeding) is itself a full reset, which by the trick's claim gives "
         "the same bits as restoring the state; the failure that matters, a reset that misses an "
         "RNG, is caught by the repeat check in Inactive()")
+    .HostSide("resetting RNG state is host work, and the claim is reproducibility, not time")
     .Variant("seed_everything", &SeedEverythingTrick::Seed)
     .Variant("restore_rng_state", &SeedEverythingTrick::Restore)
     .CheckSteps(3)

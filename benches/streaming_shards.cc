@@ -241,6 +241,7 @@ TRICKBENCH_TRICK(streaming_shards, StreamingShards)
     .Source("B")
     .Claim("sequential reads, no per-sample open")
     .Expect(trickbench::claim::Faster())
+    .HostSide("file reads and decoding run on the host; no device is involved")
     .Variant("per_file", &StreamingShards::PerFile)
     .Variant("stream", &StreamingShards::Stream)
     .Bitwise();

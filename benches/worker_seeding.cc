@@ -202,6 +202,7 @@ TRICKBENCH_TRICK(worker_seeding, WorkerSeeding)
                                     "samples of the loaded epoch whose noise (loaded minus clean "
                                     "data) differs from every other sample's")
                 .ForVariant("per_sample_generator"))
+    .HostSide("loader threads draw augmentation noise from host generators; no device is involved")
     .Variant("identical_worker_seeds", &WorkerSeeding::IdenticalSeeds)
     .Variant("global_generator", &WorkerSeeding::GlobalGenerator)
     .Variant("per_sample_generator", &WorkerSeeding::PerSampleGenerator)

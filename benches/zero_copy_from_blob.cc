@@ -11,7 +11,7 @@ namespace {
 class ZeroCopyFromBlob : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Instance& s) override {
-    const int64_t n = s.case_name == "n4096" ? 4096 : 1 << 20;
+    const int64_t n = s.params.Int("n");
     const torch::Tensor values = torch::randn({n});
     data_.assign(values.data_ptr<float>(), values.data_ptr<float>() + n);
   }
@@ -50,7 +50,8 @@ TRICKBENCH_TRICK(zero_copy_from_blob, ZeroCopyFromBlob)
     .Claim("no copy")
     .Expect(trickbench::claim::Faster())
     .Expect(trickbench::claim::LessMemory().OnHost())
-    .Cases({"n4096", "n1048576"})
+    .Axis(trickbench::Axis::Int("n", {4096, 1048576}))
+    .HostSide("the tensor wraps or copies a host buffer; no device is involved")
     .Variant("copy", &ZeroCopyFromBlob::Copy)
     .Variant("from_blob", &ZeroCopyFromBlob::FromBlob)
     .Bitwise();
