@@ -3,8 +3,9 @@
 //
 // Two MLPs with a normalization after every hidden Linear, identical but for that layer:
 // BatchNorm1d in one, GroupNorm (8 groups) in the other. Each run is one SGD step of
-// both on the same batch of 256: in one pass (full_batch), or as 4 accumulated
-// micro-batches of 64 (accumulate_4), each micro-batch loss scaled by 1/4.
+// both on the same batch of 256 (4096 on CUDA, wider layers: ShapeOf): in one pass
+// (full_batch), or as 4 accumulated micro-batches of 64 (1024) (accumulate_4), each
+// micro-batch loss scaled by 1/4.
 //
 // BatchNorm normalizes with the statistics of the batch it sees, so the accumulated
 // gradient is that of a different function (four micro-batch statistics, not one), and
@@ -35,20 +36,48 @@ namespace {
 
 namespace wl = trickbench::workloads;
 
-constexpr int64_t kBatch = 256, kIn = 64, kHidden = 128, kClasses = 10;
+constexpr int64_t kClasses = 10, kMicroBatches = 4;
 
-torch::nn::Sequential NormMlp(bool batch_norm, const torch::Device& device) {
+struct Shape {
+  int64_t batch, in, hidden;
+};
+
+// The CPU's batch 256 of 64 inputs, 128 wide; on CUDA 4096 samples of 1024 inputs, 2048
+// wide, where the CPU's sizes would time launches. The one place SetUp and Work size from.
+Shape ShapeOf(const trickbench::Instance& s) {
+  return s.device.is_cuda() ? Shape{4096, 1024, 2048} : Shape{256, 64, 128};
+}
+
+// One step of both models: forward and backward of their Linear layers (backward twice
+// the forward, the first layer's input gradient included, as autograd skips it only for
+// the input, a small share), in either variant (micro-batches split the same samples).
+// Bytes, fp32: the weights read forward and backward, their gradients written and the
+// SGD update's reads and writes (~8 passes); each hidden activation ~10 times (Linear's
+// write, the norm's and ReLU's read and write, the backward's).
+trickbench::CaseWork Work(const trickbench::Instance& s) {
+  const Shape shape = ShapeOf(s);
+  const double weights = static_cast<double>(shape.in * shape.hidden + shape.hidden * shape.hidden +
+                                             shape.hidden * kClasses);
+  const double batch = static_cast<double>(shape.batch);
+  const double activations = batch * static_cast<double>(shape.in + 2 * shape.hidden + kClasses);
+  const double micro = s.variant == "accumulate_4" ? kMicroBatches : 1;
+  return {.flop = 2 * 3 * 2 * batch * weights,
+          .bytes = 2 * 4 * ((2 * micro + 6) * weights + 10 * activations),
+          .working_set = 2 * 4 * (3 * weights + activations)};
+}
+
+torch::nn::Sequential NormMlp(const Shape& shape, bool batch_norm, const torch::Device& device) {
   torch::nn::Sequential model;
-  int64_t width = kIn;
+  int64_t width = shape.in;
   for (int i = 0; i < 2; ++i) {
-    model->push_back(torch::nn::Linear(width, kHidden));
+    model->push_back(torch::nn::Linear(width, shape.hidden));
     if (batch_norm) {
-      model->push_back(torch::nn::BatchNorm1d(kHidden));
+      model->push_back(torch::nn::BatchNorm1d(shape.hidden));
     } else {
-      model->push_back(torch::nn::GroupNorm(8, kHidden));
+      model->push_back(torch::nn::GroupNorm(8, shape.hidden));
     }
     model->push_back(torch::nn::ReLU());
-    width = kHidden;
+    width = shape.hidden;
   }
   model->push_back(torch::nn::Linear(width, kClasses));
   model->to(device);
@@ -62,8 +91,8 @@ std::unique_ptr<torch::optim::SGD> Sgd(torch::nn::Sequential& model) {
 
 // One model, its optimizer, and a copy of its starting point (for the reference run).
 struct Trained {
-  Trained(bool batch_norm, const torch::Device& device)
-      : model(NormMlp(batch_norm, device)), optimizer(Sgd(model)), start(Copy(model)) {}
+  Trained(const Shape& shape, bool batch_norm, const torch::Device& device)
+      : model(NormMlp(shape, batch_norm, device)), optimizer(Sgd(model)), start(Copy(model)) {}
 
   void Step(const wl::Batch& batch, int64_t micro_batches) {
     wl::AccumulatedStep(model, *optimizer, batch, micro_batches);
@@ -97,13 +126,14 @@ struct Trained {
 class GradAccumBatchNorm : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Instance& s) override {
-    bn_ = std::make_unique<Trained>(/*batch_norm=*/true, s.device);
-    gn_ = std::make_unique<Trained>(/*batch_norm=*/false, s.device);
-    batch_ = wl::ClassificationBatch(kBatch, kIn, kClasses, s.device);
+    const Shape shape = ShapeOf(s);
+    bn_ = std::make_unique<Trained>(shape, /*batch_norm=*/true, s.device);
+    gn_ = std::make_unique<Trained>(shape, /*batch_norm=*/false, s.device);
+    batch_ = wl::ClassificationBatch(shape.batch, shape.in, kClasses, s.device);
   }
 
   void FullBatch() { Step(1); }
-  void Accumulate4() { Step(4); }
+  void Accumulate4() { Step(kMicroBatches); }
 
   trickbench::Tensors Result() override {
     trickbench::Tensors out = wl::Parameters(*gn_->model);
@@ -112,7 +142,7 @@ class GradAccumBatchNorm : public trickbench::Trick {
   }
 
   std::string Inactive(const std::string& variant) override {
-    const int64_t expected = variant == "full_batch" ? 1 : 4;
+    const int64_t expected = variant == "full_batch" ? 1 : kMicroBatches;
     if (micro_batches_ != expected) {
       return "ran " + std::to_string(micro_batches_) + " backward passes per step, expected " +
              std::to_string(expected);
@@ -121,12 +151,12 @@ class GradAccumBatchNorm : public trickbench::Trick {
   }
 
   std::map<std::string, double> Counters(const std::string& variant) override {
-    return {{"micro_batch", static_cast<double>(kBatch / micro_batches_)},
+    return {{"micro_batch", static_cast<double>(batch_.input.size(0) / micro_batches_)},
             {"bn_update_max_abs_diff", bn_->MaxDiffFromFullBatch(batch_, steps_)},
             {"gn_update_max_abs_diff", gn_->MaxDiffFromFullBatch(batch_, steps_)}};
   }
 
-  int64_t ItemsPerRun() const override { return kBatch; }
+  int64_t ItemsPerRun() const override { return batch_.input.size(0); }
 
  private:
   void Step(int64_t micro_batches) {
@@ -152,6 +182,7 @@ TRICKBENCH_TRICK(accumulation_batchnorm, GradAccumBatchNorm)
         "bn_update_max_abs_diff",
         "largest |difference| of BatchNorm's running statistics from a full-batch step's, "
         "after the checks' steps"))
+    .Work(Work)
     .Trains()
     .Variant("full_batch", &GradAccumBatchNorm::FullBatch)
     .Variant("accumulate_4", &GradAccumBatchNorm::Accumulate4)

@@ -6,9 +6,9 @@
 // (training/autocast.h: Half on CUDA, BFloat16 on the CPU), which casts both inputs per
 // call, as AMP does for activations, and returns the 16-bit product.
 //
-// Cases, by n. CUDA: n1024 (64 matmuls a run, ~200 us of fp16 work: one is a few
-// microseconds, launch-bound, which is the article's point about small matrices),
-// n4096 and n16384 (8.8 TFLOP in fp32, ~130 ms on an H200's fp32 cores). fp32 here is
+// Cases, the typed axis n. CUDA: n1024 (64 matmuls a run, 137 GFLOP, ~170 us at an
+// H200's fp16 peak: one alone is a few microseconds, launch-bound), n4096 (137 GFLOP)
+// and n16384 (8.8 TFLOP in fp32, ~130 ms on an H200's fp32 cores). fp32 here is
 // IEEE fp32: LibTorch leaves TF32 for cuBLAS matmuls off by default (Inactive() checks
 // Context::allowTF32CuBLAS, as the article's baseline is fp32). CPU: n256 and n1024, bf16 through
 // oneDNN (AVX512-BF16 on this machine's CPU): measured, not graded, since the claim is
@@ -32,12 +32,17 @@ namespace {
 namespace k = trickbench::kernels;
 namespace tr = trickbench::training;
 
+// Matmuls per run: 64 of n1024 on CUDA, so that a run is ~200 us of work, not a launch.
+int64_t Reps(const trickbench::Instance& s) {
+  return s.device.is_cuda() && s.params.Int("n") <= 1024 ? 64 : 1;
+}
+
 class AmpMatrixSize : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Instance& s) override {
     device_ = s.device;
-    n_ = std::stoll(s.case_name.substr(1));
-    reps_ = device_.is_cuda() && n_ <= 1024 ? 64 : 1;
+    n_ = s.params.Int("n");
+    reps_ = Reps(s);
     a_ = k::IntegerValued({n_, n_}, torch::kFloat, device_, 1);
     b_ = k::IntegerValued({n_, n_}, torch::kFloat, device_, 1);
   }
@@ -83,6 +88,18 @@ class AmpMatrixSize : public trickbench::Trick {
   torch::Tensor a_, b_, out_;
 };
 
+// Per matmul: 2n^3 FLOP; fp32 reads a and b and writes the product (4 bytes each);
+// autocast also reads both in fp32 and writes their 16-bit casts, then reads those and
+// writes a 16-bit product.
+trickbench::CaseWork Work(const trickbench::Instance& s) {
+  const double n = static_cast<double>(s.params.Int("n")), reps = static_cast<double>(Reps(s));
+  const double square = n * n;
+  const bool amp = s.variant == "autocast";
+  return {.flop = reps * 2 * n * square,
+          .bytes = reps * square * (amp ? 2 * 4 + 2 * 2 + 2 * 2 + 2 : 3 * 4),
+          .working_set = square * (amp ? 2 * 4 + 3 * 2 : 3 * 4)};
+}
+
 }  // namespace
 
 TRICKBENCH_TRICK(amp_matrix_size, AmpMatrixSize)
@@ -93,8 +110,8 @@ TRICKBENCH_TRICK(amp_matrix_size, AmpMatrixSize)
         "tensor cores: NVIDIA's figure, graded at the largest matrix"))
     .Expect(trickbench::claim::Faster().ForCase("n4096").OnCuda(
         "tensor cores; the article gives a figure only for large workloads"))
-    .Cases({"n256", "n1024"})
-    .CudaCases({"n1024", "n4096", "n16384"})
+    .Axis(trickbench::Axis::Int("n", {256, 1024}).OnCuda({1024, 4096, 16384}))
+    .Work(Work)
     .Variant("fp32", &AmpMatrixSize::Fp32)
     .Variant("autocast", &AmpMatrixSize::Autocast)
     .Tolerance(/*rtol=*/4e-3, /*atol=*/0);

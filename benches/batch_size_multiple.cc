@@ -45,16 +45,41 @@
 namespace {
 
 namespace k = trickbench::kernels;
+using trickbench::workloads::MlpSize;
+
+// The MLP by device: the one place SetUp and Work size it from.
+MlpSize SizeOf(const trickbench::Instance& s) {
+  return s.device.is_cuda() ? MlpSize{.in = 4096, .hidden = 4096, .out = 10, .layers = 1}
+                            : MlpSize{.in = 256, .hidden = 256, .out = 10, .layers = 1};
+}
+
+// The "batch" axis's samples: its values are the article's batch sizes.
+int64_t SamplesOf(const trickbench::Instance& s) {
+  return s.params.String("batch") == "4084" ? 4084 : 4095;
+}
+
+torch::ScalarType DtypeOf(const trickbench::Instance& s) {
+  return s.params.String("precision") == "16bit" ? k::LowPrecisionFloat(s.device) : torch::kFloat;
+}
+
+// Forward and weight gradients: one GEMM each per layer; input gradients for every
+// layer but the first. Bias gradients and ReLU are not counted.
+int64_t FlopPerSample(const MlpSize& size) {
+  int64_t flop = 0, width = size.in;
+  for (int64_t i = 0; i <= size.layers; ++i) {
+    const int64_t out = i == size.layers ? size.out : size.hidden;
+    flop += k::MatmulFlop(1, width, out) * (i == 0 ? 2 : 3);
+    width = out;
+  }
+  return flop;
+}
 
 class BatchSizeMultiple : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Instance& s) override {
     device_ = s.device;
-    dtype_ = s.case_name.find("_16bit") != std::string::npos ? k::LowPrecisionFloat(device_)
-                                                             : torch::kFloat;
-    size_ = device_.is_cuda()
-                ? trickbench::workloads::MlpSize{.in = 4096, .hidden = 4096, .out = 10, .layers = 1}
-                : trickbench::workloads::MlpSize{.in = 256, .hidden = 256, .out = 10, .layers = 1};
+    dtype_ = DtypeOf(s);
+    size_ = SizeOf(s);
     model_ = trickbench::workloads::Mlp(size_, device_);
     {
       torch::NoGradGuard no_grad;
@@ -62,7 +87,7 @@ class BatchSizeMultiple : public trickbench::Trick {
         p.copy_(k::IntegerValued(p.sizes(), torch::kFloat, device_, 1));
     }
     model_->to(dtype_);
-    samples_ = s.case_name.rfind("4084", 0) == 0 ? 4084 : 4095;
+    samples_ = SamplesOf(s);
     const int64_t aligned = k::RoundUp(samples_, 8);
     aligned_input_ = k::IntegerValued({aligned, size_.in}, dtype_, device_, 1);
     input_ = aligned_input_.narrow(0, 0, samples_).contiguous();
@@ -101,7 +126,7 @@ class BatchSizeMultiple : public trickbench::Trick {
         [this, aligned = variant == "aligned8"] { aligned ? Aligned() : Unaligned(); }, device_);
     int64_t bytes = k::Bytes({variant == "aligned8" ? aligned_input_ : input_, out_});
     for (const auto& p : model_->parameters()) bytes += k::Bytes({p, p.grad()});
-    auto c = k::RateCounters(static_cast<double>(batch_ * FlopPerSample()),
+    auto c = k::RateCounters(static_cast<double>(batch_ * FlopPerSample(size_)),
                              static_cast<double>(bytes), seconds, device_, dtype_);
     c["batch"] = batch_;
     return c;
@@ -117,25 +142,34 @@ class BatchSizeMultiple : public trickbench::Trick {
     batch_ = x.size(0);
   }
 
-  // Forward and weight gradients: one GEMM each per layer; input gradients for every
-  // layer but the first. Bias gradients and ReLU are not counted.
-  int64_t FlopPerSample() const {
-    int64_t flop = 0, width = size_.in;
-    for (int64_t i = 0; i <= size_.layers; ++i) {
-      const int64_t out = i == size_.layers ? size_.out : size_.hidden;
-      flop += k::MatmulFlop(1, width, out) * (i == 0 ? 2 : 3);
-      width = out;
-    }
-    return flop;
-  }
-
   torch::Device device_ = torch::kCPU;
   torch::ScalarType dtype_ = torch::kFloat;
-  trickbench::workloads::MlpSize size_;
+  MlpSize size_;
   torch::nn::Sequential model_{nullptr};
   torch::Tensor input_, aligned_input_, grad_out_, aligned_grad_out_, out_;
   int64_t samples_ = 0, batch_ = 0;
 };
+
+// One forward and backward at the variant's batch: FlopPerSample's GEMMs. Bytes: the
+// weights read forward and backward and their gradients written; per sample the input
+// read twice (forward, weight gradient), each hidden activation written, read by ReLU
+// and written again, read twice more in the backward with its gradient written and read,
+// the output and its gradient once each.
+trickbench::CaseWork Work(const trickbench::Instance& s) {
+  const MlpSize size = SizeOf(s);
+  const double batch =
+      static_cast<double>(s.variant == "aligned8" ? k::RoundUp(SamplesOf(s), 8) : SamplesOf(s));
+  const double element = static_cast<double>(c10::elementSize(DtypeOf(s)));
+  const double weights = static_cast<double>(trickbench::workloads::MlpParameters(size));
+  const double per_sample =
+      static_cast<double>(2 * size.in + 7 * size.layers * size.hidden + 2 * size.out);
+  return {.flop = batch * static_cast<double>(FlopPerSample(size)),
+          .bytes = element * (3 * weights + batch * per_sample),
+          .working_set =
+              element *
+              (2 * weights +
+               batch * static_cast<double>(size.in + 2 * size.layers * size.hidden + size.out))};
+}
 
 }  // namespace
 
@@ -149,7 +183,10 @@ TRICKBENCH_TRICK(batch_size_multiple, BatchSizeMultiple)
     .Expect(trickbench::claim::Faster(1.3, 4)
                 .ForCase("4084_16bit")
                 .OnCuda("tensor cores: the article's figure is for 16-bit matmuls on NVIDIA GPUs"))
-    .Cases({"4095_fp32", "4095_16bit", "4084_fp32", "4084_16bit"})
+    // Case names "4095_fp32" ...: the batch axis's values are the article's batch sizes.
+    .Axis(trickbench::Axis::String("batch", {"4095", "4084"}))
+    .Axis(trickbench::Axis::String("precision", {"fp32", "16bit"}))
+    .Work(Work)
     .Variant("unaligned", &BatchSizeMultiple::Unaligned)
     .Variant("aligned8", &BatchSizeMultiple::Aligned)
     .Tolerance(/*rtol=*/2e-3, /*atol=*/0);

@@ -102,6 +102,9 @@ TRICKBENCH_TRICK(batch_small_ops, BatchSmallOps)
     .Source("B")
     .Claim("large speedup; Python/C++ dispatch overhead dominates small ops")
     .Expect(trickbench::claim::Faster())
+    .LaunchBound(
+        "the claim is the per-op dispatch and launch cost of 1024 ops on 256-byte tensors, "
+        "which two batched ops save")
     .Variant("loop", &BatchSmallOps::Loop)
     .Variant("foreach", &BatchSmallOps::Foreach)
     .Variant("batched", &BatchSmallOps::Batched)

@@ -16,12 +16,14 @@
 // stem's and every residual block's output are recomputed and must be ChannelsLast
 // (and plain NCHW for the baseline).
 //
-// Sizes: on the CPU the shared SmallCnn at 16 channels, 32x32, batch 8. On CUDA,
-// where those sizes are launch-bound, the article's (AMP on NVIDIA GPUs) ResNet-50
-// stage shapes, AMP only since the claim is for AMP: batch 64, the 3x3 convolutions of
+// Sizes (ShapeOf): on the CPU the shared SmallCnn at 16 channels, 32x32, batch 8. On
+// CUDA, where those sizes are launch-bound, the article's (AMP on NVIDIA GPUs) ResNet-50
+// stage shapes, AMP only since the claim is for AMP: batch 256, the 3x3 convolutions of
 // stages 2-4 (56x56x64, 28x28x128, 14x14x256) with BatchNorm and ReLU, as SmallCnn
 // with in_channels = channels = the stage width and one residual block: three 3x3
 // conv-BN-ReLU at the stage shape (the input stands for the stage's activations).
+// Each stage's three convolutions are 178 GFLOP a forward (~225 us at an H200's bf16
+// peak; batch 64, 56 us, would time launches), 533 GFLOP a training step.
 //
 // Equivalence: logits and loss, the parameters after the steps, and for the training
 // cases per parameter the update over the steps measured against g0, its fp32 NCHW
@@ -58,24 +60,43 @@ constexpr int64_t kImage = 32;
 constexpr int64_t kChannels = 16;  // four cases x two variants must fit the 60 s run
 constexpr double kLearningRate = 0.01;
 
-// The CUDA cases: the article's AMP figure at ResNet-50's stage shapes (batch 64).
-const std::vector<std::string> kCudaCases = {
-    "train_amp_resnet50_stage2", "train_amp_resnet50_stage3", "train_amp_resnet50_stage4",
-    "infer_amp_resnet50_stage2", "infer_amp_resnet50_stage3", "infer_amp_resnet50_stage4"};
-
 struct Shape {
   int64_t batch, in_channels, channels, image, blocks;
 };
 
-// The CPU cases keep the small net; "..._resnet50_stageN" is that stage's 3x3 shape.
-Shape ShapeOf(const std::string& case_name) {
-  const auto stage = case_name.find("resnet50_stage");
-  if (stage == std::string::npos) return {kBatch, 3, kChannels, kImage, 2};
-  const std::string n = case_name.substr(stage + std::string("resnet50_stage").size());
-  if (n == "2") return {64, 64, 64, 56, 1};
-  if (n == "3") return {64, 128, 128, 28, 1};
-  if (n == "4") return {64, 256, 256, 14, 1};
-  throw std::invalid_argument("channels_last: unknown case " + case_name);
+// The CPU cases keep the small net; on CUDA the "stage" axis names a ResNet-50 stage's
+// 3x3 shape, at batch 256 (ResNet-50's training batch): the one place SetUp and Work
+// size a case from.
+Shape ShapeOf(const trickbench::Instance& s) {
+  const std::string& stage = s.params.String("stage");
+  if (stage.empty()) return {kBatch, 3, kChannels, kImage, 2};
+  if (stage == "resnet50_stage2") return {256, 64, 64, 56, 1};
+  if (stage == "resnet50_stage3") return {256, 128, 128, 28, 1};
+  if (stage == "resnet50_stage4") return {256, 256, 256, 14, 1};
+  throw std::invalid_argument("channels_last: unknown stage " + stage);
+}
+
+// One run: the stem's and the blocks' 3x3 convolutions (the head's pooling and
+// classifier are negligible), a training step three times a forward's FLOP. Bytes: each
+// conv-BN-ReLU layer's activation about six times forward (the conv's read and write,
+// BatchNorm's and ReLU's read and write), three times that to train; 2 bytes per
+// element under autocast, 4 in fp32. Working set: the input and the activations a step
+// keeps (three per layer to train, two to infer).
+trickbench::CaseWork Work(const trickbench::Instance& s) {
+  const Shape shape = ShapeOf(s);
+  const bool training = s.params.String("mode") == "train";
+  const double element = s.params.String("precision") == "amp" ? 2 : 4;
+  const double convs = static_cast<double>(1 + 2 * shape.blocks);
+  const double pixels = static_cast<double>(shape.batch * shape.image * shape.image);
+  const double conv_flop = 2 * pixels * static_cast<double>(shape.channels * shape.channels * 9);
+  const double stem_flop =
+      conv_flop / static_cast<double>(shape.channels) * static_cast<double>(shape.in_channels);
+  const double activation = pixels * static_cast<double>(shape.channels) * element;
+  const double input = pixels * static_cast<double>(shape.in_channels) * 4;
+  const double passes = training ? 3 : 1;
+  return {.flop = passes * (stem_flop + (convs - 1) * conv_flop),
+          .bytes = input + passes * 6 * convs * activation,
+          .working_set = input + (training ? 3 : 2) * convs * activation};
 }
 
 // Autocast for one scope on `device`, the previous state restored after it (1.13 has
@@ -131,9 +152,9 @@ class ChannelsLast : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Instance& s) override {
     device_ = s.device;
-    training_ = s.case_name.rfind("train", 0) == 0;
-    amp_ = s.case_name.find("amp") != std::string::npos;
-    const Shape shape = ShapeOf(s.case_name);
+    training_ = s.params.String("mode") == "train";
+    amp_ = s.params.String("precision") == "amp";
+    const Shape shape = ShapeOf(s);
     batch_ = trickbench::workloads::ImageBatch(shape.batch, shape.in_channels, shape.image,
                                                shape.image, 10, device_);
     trickbench::workloads::CnnSize size;
@@ -204,7 +225,7 @@ class ChannelsLast : public trickbench::Trick {
     return "";
   }
 
-  int64_t ItemsPerRun() const override { return kBatch; }
+  int64_t ItemsPerRun() const override { return batch_.input.size(0); }
 
  private:
   Formatted Make(SmallCnn model, at::MemoryFormat format) {
@@ -286,8 +307,12 @@ TRICKBENCH_TRICK(channels_last, ChannelsLast)
             .ForCase("infer_amp_resnet50_stage4")
             .OnCuda(
                 "the article's figure: AMP convolutions on NVIDIA GPUs, at ResNet-50 stage shapes"))
-    .Cases({"train_fp32", "train_amp", "infer_fp32", "infer_amp"})
-    .CudaCases(kCudaCases)
+    // "train_amp", "infer_fp32", ...; on CUDA "train_amp_resnet50_stage2" ...
+    .Axis(trickbench::Axis::String("mode", {"train", "infer"}))
+    .Axis(trickbench::Axis::String("precision", {"fp32", "amp"}).OnCuda({"amp"}))
+    .Axis(trickbench::Axis::String("stage", {""})
+              .OnCuda({"resnet50_stage2", "resnet50_stage3", "resnet50_stage4"}))
+    .Work(Work)
     .Trains({"train_fp32", "train_amp", "train_amp_resnet50_stage2", "train_amp_resnet50_stage3",
              "train_amp_resnet50_stage4"})
     .Variant("nchw", &ChannelsLast::Nchw)

@@ -10,8 +10,9 @@
 //
 // The net: a ResNet stage's 3x3 part, stem conv3x3-BN-ReLU and one residual block
 // (conv3x3-BN-ReLU-conv3x3-BN, + skip, ReLU), then mean pool and a classifier. On CUDA
-// its sizes are the article's, ResNet-50's 3x3 convolutions of stages 2-4 at batch 64
-// (56x56x64, 28x28x128, 14x14x256; the input stands for the stage's activations),
+// its sizes are the article's, ResNet-50's 3x3 convolutions of stages 2-4 at batch 256
+// (56x56x64, 28x28x128, 14x14x256; the input stands for the stage's activations; 178
+// GFLOP a forward, ~225 us at an H200's bf16 peak, where batch 64 would be under 100 us),
 // cases "<forward|backward>_resnet50_stage<2|3|4>"; the CPU cases "forward" and
 // "backward" (64 channels on 64x64 RGB, batch 64) only serve
 // cudnn_benchmark_flags_test, since the trick needs CUDA.
@@ -73,15 +74,33 @@ struct Shape {
   int64_t batch, in_channels, channels, image;
 };
 
-// "<kind>_resnet50_stageN" is that stage's 3x3 shape; the CPU cases keep a small net.
-Shape ShapeOf(const std::string& case_name) {
-  const auto stage = case_name.find("_resnet50_stage");
-  if (stage == std::string::npos) return {64, 3, 64, 64};
-  const std::string n = case_name.substr(stage + std::string("_resnet50_stage").size());
-  if (n == "2") return {64, 64, 64, 56};
-  if (n == "3") return {64, 128, 128, 28};
-  if (n == "4") return {64, 256, 256, 14};
-  throw std::invalid_argument("cudnn_benchmark: unknown case " + case_name);
+// The "stage" axis: on CUDA a ResNet-50 stage's 3x3 shape at batch 256 (ResNet-50's
+// training batch); "" on the CPU, a small net. The one place SetUp and Work size from.
+Shape ShapeOf(const trickbench::Instance& s) {
+  const std::string& stage = s.params.String("stage");
+  if (stage.empty()) return {64, 3, 64, 64};
+  if (stage == "resnet50_stage2") return {256, 64, 64, 56};
+  if (stage == "resnet50_stage3") return {256, 128, 128, 28};
+  if (stage == "resnet50_stage4") return {256, 256, 256, 14};
+  throw std::invalid_argument("cudnn_benchmark: unknown stage " + stage);
+}
+
+// One run, fp32: "forward", the three 3x3 convolutions; "backward", their data and
+// weight gradients but the stem's data gradient (its input needs none): five
+// convolutions' FLOP. Bytes: each conv-BN-ReLU layer's activation about six times
+// forward (the conv's read and write, BatchNorm's and ReLU's), twelve backward.
+trickbench::CaseWork Work(const trickbench::Instance& s) {
+  const Shape shape = ShapeOf(s);
+  const bool backward = s.params.String("pass") == "backward";
+  const double pixels = static_cast<double>(shape.batch * shape.image * shape.image);
+  const double conv_flop = 2 * pixels * static_cast<double>(shape.channels * shape.channels * 9);
+  const double stem_flop =
+      conv_flop / static_cast<double>(shape.channels) * static_cast<double>(shape.in_channels);
+  const double activation = 4 * pixels * static_cast<double>(shape.channels);
+  const double input = 4 * pixels * static_cast<double>(shape.in_channels);
+  return {.flop = backward ? stem_flop + 4 * conv_flop : stem_flop + 2 * conv_flop,
+          .bytes = input + (backward ? 12 : 6) * 3 * activation,
+          .working_set = input + (backward ? 4 : 2) * 3 * activation};
 }
 
 // The stage net, its 3x3 convolutions reading inputs padded in rows or in columns.
@@ -155,8 +174,8 @@ TORCH_MODULE(StageNet);
 class CudnnBenchmark : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Instance& s) override {
-    backward_ = s.case_name.rfind("backward", 0) == 0;
-    const Shape shape = ShapeOf(s.case_name);
+    backward_ = s.params.String("pass") == "backward";
+    const Shape shape = ShapeOf(s);
     // Seeded weights are created before the variant's orientation matters: the same
     // parameters in both variants' instances.
     model_ = StageNet(shape, /*pad_rows=*/s.variant != "autotuned");
@@ -238,9 +257,11 @@ TRICKBENCH_TRICK(cudnn_benchmark, CudnnBenchmark)
     .Expect(trickbench::claim::Faster(1.70).ForCase("backward_resnet50_stage3"))
     .Expect(trickbench::claim::Faster(1.70).ForCase("backward_resnet50_stage4"))
     .NeedsCuda("cuDNN's algorithm autotuning exists only on CUDA devices")
-    .Cases({"forward", "backward"})
-    .CudaCases({"forward_resnet50_stage2", "forward_resnet50_stage3", "forward_resnet50_stage4",
-                "backward_resnet50_stage2", "backward_resnet50_stage3", "backward_resnet50_stage4"})
+    // "forward", "backward"; on CUDA "forward_resnet50_stage2" ... "backward_resnet50_stage4".
+    .Axis(trickbench::Axis::String("pass", {"forward", "backward"}))
+    .Axis(trickbench::Axis::String("stage", {""})
+              .OnCuda({"resnet50_stage2", "resnet50_stage3", "resnet50_stage4"}))
+    .Work(Work)
     .Variant("default_algorithms", &CudnnBenchmark::DefaultAlgorithms)
     .Variant("autotuned", &CudnnBenchmark::Autotuned)
     .Tolerance(1e-2, 1e-3);

@@ -9,11 +9,12 @@
 // while the default variant only asks the heuristics for a plan per new shape.
 //
 // Work: two 3x3 convolutions of ResNet-50's stage 2 (64 -> 64 channels, each followed by
-// BatchNorm in eval mode and ReLU), inference, on batches of N = 56..71 images of about
-// 64 x 64 pixels (ResNet-50's stage 2 is 64 x 56 x 56): H = 40..100, W = 4096 / H + d,
-// d = -3..3, so H x W stays within 3700..4371 and the work per call (~19 GFLOP per
-// convolution at N = 63, ~100 us on an H200) does not drift along the sequence, which
-// the faster variant walks further. Shape number i: N = 56 + i % 16, then H, then d:
+// BatchNorm in eval mode and ReLU), inference, on batches of N = 240..255 images on CUDA
+// (56..71 on the CPU, which only compiles it) of about 64 x 64 pixels (ResNet-50's stage
+// 2 is 64 x 56 x 56): H = 40..100, W = 4096 / H + d, d = -3..3, so H x W stays within
+// 3700..4371 and the work per call (~75 GFLOP per convolution at N = 247; at least 131
+// GFLOP a call, ~165 us at an H200's bf16 peak) does not drift along the sequence, which
+// the faster variant walks further. Shape number i: N = MinBatch + i % 16, then H, then d:
 // 6832 shapes before one would repeat, far more than a run calls (the counter
 // distinct_shapes says how many it did); a body that runs out throws rather than time
 // a cached shape.
@@ -25,9 +26,9 @@
 // and per process, so a shape the checks used is not reused by the timed runs.
 //
 // Equivalence: each call's input is the top-left corner of one seeded tensor, and the
-// outputs' top-left [56, 64, 33, 33] (what every shape has, less a margin beyond the two
-// rows and columns two 3x3 convolutions reach) depend on that corner only: the same for
-// every shape. Tolerance rtol 1e-2, atol 1e-3: TF32 convolutions, different
+// outputs' top-left [MinBatch, 64, 33, 33] (what every shape has, less a margin beyond
+// the two rows and columns two 3x3 convolutions reach) depend on that corner only: the
+// same for every shape. Tolerance rtol 1e-2, atol 1e-3: TF32 convolutions, different
 // algorithms (cudnn_benchmark's). Determinism: under deterministic mode the autotuned
 // variant keeps benchmark mode off (cudnn_benchmark's rule) and the shape counter is the
 // instance's own, so two seeded runs see the same shapes and give the same bits.
@@ -47,7 +48,7 @@ namespace {
 
 namespace F = torch::nn::functional;
 
-constexpr int64_t kChannels = 64, kMinBatch = 56, kBatches = 16;
+constexpr int64_t kChannels = 64, kBatches = 16;
 constexpr int64_t kMinHeight = 40, kHeights = 61, kArea = 64 * 64, kWidthSteps = 7;
 constexpr int64_t kShapes = kBatches * kHeights * kWidthSteps;
 constexpr int64_t kMaxHeight = kMinHeight + kHeights - 1;
@@ -60,10 +61,33 @@ struct Shape {
   int64_t batch, height, width;
 };
 
-Shape ShapeNumber(int64_t i) {
+// The smallest batch of the sequence: 56 on the CPU (ResNet-50's batch 64, give or
+// take), 240 on CUDA (its training batch 256, give or take), where 56 would be under
+// 100 us of work on an H200. The one place SetUp and Work size from.
+int64_t MinBatch(const trickbench::Instance& s) { return s.device.is_cuda() ? 240 : 56; }
+
+Shape ShapeNumber(int64_t i, int64_t min_batch) {
   const int64_t height = kMinHeight + i / kBatches % kHeights;
   const int64_t d = i / (kBatches * kHeights) % kWidthSteps - kWidthSteps / 2;
-  return {kMinBatch + i % kBatches, height, kArea / height + d};
+  return {min_batch + i % kBatches, height, kArea / height + d};
+}
+
+// One call at its least: the smallest batch at the smallest H x W of the sequence, two
+// 3x3 convolutions (2 FLOP a multiply-add); bytes, fp32: the input read and padded
+// (read, written) before each convolution, its output, BatchNorm's and ReLU's read and
+// write. What the autotuned variant's search runs besides is not counted: the floor
+// holds the convolutions themselves.
+trickbench::CaseWork Work(const trickbench::Instance& s) {
+  int64_t area = kArea * kArea;
+  for (int64_t i = 0; i < kHeights * kWidthSteps; ++i) {
+    const Shape shape = ShapeNumber(i * kBatches, 0);
+    area = std::min(area, shape.height * shape.width);
+  }
+  const double pixels = static_cast<double>(MinBatch(s) * area);
+  const double activation = 4 * pixels * kChannels;
+  return {.flop = 2 * 2 * pixels * kChannels * kChannels * 9,
+          .bytes = 2 * 8 * activation,
+          .working_set = 3 * activation};
 }
 
 // Shapes used so far in this process, per padding orientation (per variant).
@@ -76,6 +100,7 @@ class CudnnBenchmarkDynamicShapes : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Instance& s) override {
     pad_rows_ = s.variant != "autotuned";
+    min_batch_ = MinBatch(s);
     for (auto* c : {&conv1_, &conv2_}) {
       *c = torch::nn::Conv2d(torch::nn::Conv2dOptions(kChannels, kChannels, 3).bias(false));
       (*c)->to(s.device);
@@ -86,14 +111,14 @@ class CudnnBenchmarkDynamicShapes : public trickbench::Trick {
       (*b)->eval();
     }
     input_ =
-        torch::randn({kMinBatch + kBatches - 1, kChannels, kMaxHeight, kMaxWidth}).to(s.device);
+        torch::randn({min_batch_ + kBatches - 1, kChannels, kMaxHeight, kMaxWidth}).to(s.device);
   }
 
   void DefaultAlgorithms() { Run(/*autotune=*/false); }
   void Autotuned() { Run(/*autotune=*/true); }
 
   trickbench::Tensors Result() override {
-    return {out_.narrow(0, 0, kMinBatch).narrow(2, 0, kCrop).narrow(3, 0, kCrop).cpu()};
+    return {out_.narrow(0, 0, min_batch_).narrow(2, 0, kCrop).narrow(3, 0, kCrop).cpu()};
   }
 
   std::string Inactive(const std::string& variant) override { return mode_.Inactive(variant); }
@@ -123,7 +148,7 @@ class CudnnBenchmarkDynamicShapes : public trickbench::Trick {
       throw std::runtime_error("cudnn_benchmark_dynamic_shapes: all " + std::to_string(kShapes) +
                                " shapes used; a later one would hit cuDNN's cache");
     }
-    const Shape s = ShapeNumber(counter++);
+    const Shape s = ShapeNumber(counter++, min_batch_);
     {
       torch::NoGradGuard no_grad;
       const torch::Tensor x =
@@ -136,6 +161,7 @@ class CudnnBenchmarkDynamicShapes : public trickbench::Trick {
   }
 
   bool pad_rows_ = true;
+  int64_t min_batch_ = 0;
   trickbench::CudnnBenchmarkMode mode_;  // the flag as the last body set it
   int64_t runs_ = 0, own_counter_ = 0;
   double first_run_ms_ = 0, last_run_ms_ = 0;
@@ -154,6 +180,7 @@ TRICKBENCH_TRICK(cudnn_benchmark_dynamic_shapes, CudnnBenchmarkDynamicShapes)
         "hurt performance (no figure)")
     .Expect(trickbench::claim::Slower())
     .NeedsCuda("cuDNN's algorithm autotuning exists only on CUDA devices")
+    .Work(Work)
     .Variant("default_algorithms", &CudnnBenchmarkDynamicShapes::DefaultAlgorithms)
     .Variant("autotuned", &CudnnBenchmarkDynamicShapes::Autotuned)
     .Tolerance(1e-2, 1e-3);

@@ -31,7 +31,7 @@ TEST(CudnnBenchmarkFlags, RegisteredAsNeedingCudaAndReproducingTheAutotunedVaria
 TEST(CudnnBenchmarkFlags, AutotunedVariantTurnsBenchmarkModeOn) {
   at::globalContext().setBenchmarkCuDNN(false);
   auto trick = Def().Make();
-  trick->SetUp(Instance{"forward", torch::kCPU});
+  trick->SetUp(Def().NewInstance("forward", torch::kCPU, "autotuned"));
   RunVariant(*trick, "autotuned");
   EXPECT_TRUE(at::globalContext().benchmarkCuDNN());
   EXPECT_EQ(trick->Inactive("autotuned"), "");
@@ -46,7 +46,7 @@ TEST(CudnnBenchmarkFlags, DeterministicModeKeepsBenchmarkModeOff) {
     DeterministicGuard guard;
     EXPECT_FALSE(at::globalContext().benchmarkCuDNN()) << "the guard turns it off";
     auto trick = Def().Make();
-    trick->SetUp(Instance{c, torch::kCPU});
+    trick->SetUp(Def().NewInstance(c, torch::kCPU, "autotuned"));
     RunVariant(*trick, "autotuned");
     EXPECT_FALSE(at::globalContext().benchmarkCuDNN()) << c;
     EXPECT_NE(trick->Inactive("autotuned").find("deterministic"), std::string::npos)
@@ -64,7 +64,7 @@ TEST(CudnnBenchmarkFlags, VariantsPaddingRowsOrColumnsComputeTheSameNet) {
     for (const std::string variant : {"default_algorithms", "autotuned"}) {
       torch::manual_seed(7);
       auto trick = Def().Make();
-      trick->SetUp(Instance{c, torch::kCPU, variant});
+      trick->SetUp(Def().NewInstance(c, torch::kCPU, variant));
       RunVariant(*trick, variant);
       RunVariant(*trick, variant);
       results[i++] = trick->Result();

@@ -18,9 +18,11 @@
 // parts_over_layer_time.
 //   CPU   kSmallBertLayer {hidden 128, 4 heads, 512}, [8, 128] tokens: GEMMs 0.47 GFLOP,
 //         element-wise 11 MFLOP (2.3 % of the layer's FLOPs)
-//   CUDA  BERT-base {768, 12 heads, 3072}, [32, 128] tokens, fp32: GEMMs 59.6 GFLOP
-//         (~1 ms at an H200's ~60 TFLOP/s fp32 without tensor cores), element-wise
-//         0.22 GFLOP (0.4 %) over ~0.55 GB of unfused traffic (~0.13 ms at 4.3 TB/s)
+//   CUDA  BERT-base {768, 12 heads, 3072}, [64, 128] tokens, fp32: GEMMs 119 GFLOP
+//         (~2 ms at an H200's ~60 TFLOP/s fp32 without tensor cores, ~150 us at its
+//         bf16 peak), element-wise 0.45 GFLOP (0.4 %) over at least 0.58 GB (PartBytes;
+//         ~1.1 GB of unfused traffic with the temporaries, ~0.25 ms at 4.3 TB/s); at
+//         [32, 128] either part would be under 100 us at an H200's peaks
 // FLOP per element, counted generously for the element-wise part (more FLOP credited
 // raises its rate, against the claim): add 1, scale 1, softmax 5 (max, subtract, exp,
 // sum, divide), LayerNorm 8, GELU 8 (erf as several). GEMMs: 2 per multiply-add.
@@ -60,14 +62,74 @@ struct Activations {
   }
 };
 
+struct Shape {
+  w::BertLayerSize size;
+  int64_t batch, sequence;
+};
+
+// The small layer on [8, 128] tokens on the CPU; BERT-base on [64, 128] on CUDA. The one
+// place SetUp, Counters and Work size from.
+Shape ShapeOf(const trickbench::Instance& s) {
+  Shape shape{s.device.is_cuda() ? w::BertLayerSize{} : w::kSmallBertLayer,
+              s.device.is_cuda() ? 64 : 8, 128};
+  shape.size.dropout = 0;
+  return shape;
+}
+
+// Attention scores: batch x heads x sequence^2.
+int64_t AttentionElements(const Shape& s) {
+  return s.batch * s.size.heads * s.sequence * s.sequence;
+}
+
+// FLOP of the GEMM part: 2 per multiply-add.
+int64_t GemmFlop(const Shape& s) {
+  const int64_t h = s.size.hidden, tokens = s.batch * s.sequence;
+  return 4 * k::MatmulFlop(tokens, h, h) + 2 * k::MatmulFlop(tokens, h, s.size.intermediate) +
+         2 * AttentionElements(s) * 2 * (h / s.size.heads);
+}
+
+// FLOP of the element-wise part, counted generously (see the top comment).
+int64_t ElementwiseFlop(const Shape& s) {
+  const int64_t h = s.size.hidden, tokens = s.batch * s.sequence;
+  return tokens * (3 * h + 2 * (2 + 8) * h + (1 + 8) * s.size.intermediate) +
+         AttentionElements(s) * (1 + 5);
+}
+
+// The bytes a part must at least move, fp32: what it reads (the input, the other part's
+// outputs it uses, its parameters) and what it writes, each once. The GEMM outputs
+// (q, k, v raw, scores, attention, intermediate, output raw) and the element-wise
+// outputs (q, k, v, probs, attended, activated, y) are each 5 x tokens x hidden, the
+// scores' elements and tokens x intermediate.
+int64_t PartBytes(const Shape& s, bool gemm) {
+  const int64_t h = s.size.hidden, I = s.size.intermediate, tokens = s.batch * s.sequence;
+  const int64_t outputs = 5 * tokens * h + AttentionElements(s) + tokens * I;
+  const int64_t x = tokens * h;
+  if (gemm) {
+    const int64_t weights = 4 * h * h + 2 * h * I;
+    const int64_t reads = 4 * tokens * h + AttentionElements(s) + tokens * I;  // not y
+    return 4 * (x + weights + outputs + reads);
+  }
+  const int64_t params = 9 * h + I;  // six biases, two LayerNorms' gains and biases
+  return 4 * (x + params + 2 * outputs);
+}
+
+trickbench::CaseWork Work(const trickbench::Instance& s) {
+  const Shape shape = ShapeOf(s);
+  const bool gemm = s.variant == "gemm_part";
+  const double bytes = static_cast<double>(PartBytes(shape, gemm));
+  return {.flop = static_cast<double>(gemm ? GemmFlop(shape) : ElementwiseFlop(shape)),
+          .bytes = bytes,
+          .working_set = bytes};
+}
+
 class ElementwiseCost : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Instance& s) override {
     device_ = s.device;
-    w::BertLayerSize size = device_.is_cuda() ? w::BertLayerSize{} : w::kSmallBertLayer;
-    size.dropout = 0;
-    batch_ = device_.is_cuda() ? 32 : 8;
-    sequence_ = 128;
+    shape_ = ShapeOf(s);
+    const w::BertLayerSize& size = shape_.size;
+    batch_ = shape_.batch;
+    sequence_ = shape_.sequence;
     layer_ = w::BertLayer(size);
     {
       // BERT's init has zero biases and unit LayerNorm gains: a part that skipped them
@@ -96,10 +158,8 @@ class ElementwiseCost : public trickbench::Trick {
     if (!torch::allclose(reference_.y, expected.view({tokens, h}), 1e-3, 1e-3))
       throw std::logic_error("the staged forward is not BertLayer's forward");
 
-    const int64_t I = size.intermediate, attention = batch_ * size.heads * sequence_ * sequence_;
-    gemm_flop_ = 4 * k::MatmulFlop(tokens, h, h) + 2 * k::MatmulFlop(tokens, h, I) +
-                 2 * attention * 2 * (h / size.heads);
-    elementwise_flop_ = tokens * (3 * h + 2 * (2 + 8) * h + (1 + 8) * I) + attention * (1 + 5);
+    gemm_flop_ = GemmFlop(shape_);
+    elementwise_flop_ = ElementwiseFlop(shape_);
     flop_ = s.variant == "gemm_part" ? gemm_flop_ : elementwise_flop_;
   }
 
@@ -135,8 +195,9 @@ class ElementwiseCost : public trickbench::Trick {
         },
         device_);
     const bool gemm = variant == "gemm_part";
-    auto c = k::RateCounters(static_cast<double>(flop_), static_cast<double>(PartBytes(gemm)),
-                             gemm ? gemm_s : elementwise_s, device_, torch::kFloat);
+    auto c =
+        k::RateCounters(static_cast<double>(flop_), static_cast<double>(PartBytes(shape_, gemm)),
+                        gemm ? gemm_s : elementwise_s, device_, torch::kFloat);
     c["elementwise_flop_share"] = static_cast<double>(elementwise_flop_) /
                                   static_cast<double>(elementwise_flop_ + gemm_flop_);
     c["elementwise_time_share"] = elementwise_s / (elementwise_s + gemm_s);
@@ -229,29 +290,13 @@ class ElementwiseCost : public trickbench::Trick {
     }
   }
 
-  // The bytes a part must at least move: what it reads (the input, the other part's
-  // outputs it uses, its parameters) and what it writes, each once.
-  int64_t PartBytes(bool gemm) const {
-    const Activations& r = reference_;
-    int64_t bytes = k::Bytes({x_});
-    for (const auto& item : layer_->named_parameters()) {
-      const std::string& name = item.key();
-      const bool gemm_weight =
-          name.find("norm") == std::string::npos && name.find("weight") != std::string::npos;
-      if (gemm_weight == gemm) bytes += k::Bytes({item.value()});
-    }
-    const int64_t gemm_outputs = k::Bytes(
-        {r.q_raw, r.k_raw, r.v_raw, r.scores, r.attention_raw, r.intermediate_raw, r.output_raw});
-    if (!gemm) return bytes + gemm_outputs + k::Bytes(r.All()) - gemm_outputs;
-    return bytes + gemm_outputs + k::Bytes({r.q, r.k, r.v, r.probs, r.attended, r.activated});
-  }
-
   static std::string Dispatched(int64_t gemms, int64_t elementwise) {
     return std::to_string(gemms) + " mm/bmm, " + std::to_string(elementwise) +
            " gelu/layer_norm/softmax";
   }
 
   torch::Device device_ = torch::kCPU;
+  Shape shape_{};
   w::BertLayer layer_{nullptr};
   int64_t batch_ = 0, sequence_ = 0;
   torch::Tensor x_;
@@ -266,6 +311,8 @@ TRICKBENCH_TRICK(elementwise_cost, ElementwiseCost)
     .Source("B")
     .Claim("element-wise ops cost far more than their FLOPs suggest (memory access cost)")
     .Expect(trickbench::claim::LowerRate("flop_per_run"))
+    .Work(Work)
+    .TrafficBound()
     .Variant("gemm_part", &ElementwiseCost::GemmPart)
     .Variant("elementwise_part", &ElementwiseCost::ElementwisePart)
     .Bitwise();

@@ -1,6 +1,7 @@
 // low_precision_inference (B): inference in 16 bit, or with int8 weights.
 //
-// The shared MLP (harness/workloads: 512 -> 3 x 1024 -> 10, ReLU), batch 64, inference:
+// The shared MLP (harness/workloads: 512 -> 3 x 1024 -> 10, ReLU), inference, batch 64
+// on the CPU and 32768 on CUDA (BatchOf):
 //   fp32          the float model
 //   16bit         a copy of the model and input in BFloat16 on CPU (oneDNN bf16 GEMMs
 //                 here), Half on CUDA
@@ -38,6 +39,32 @@
 namespace {
 
 namespace k = trickbench::kernels;
+namespace wl = trickbench::workloads;
+
+constexpr wl::MlpSize kMlp{.in = 512, .hidden = 1024, .out = 10, .layers = 3};
+
+// Samples a run: 64 on the CPU; 32768 on CUDA (172 GFLOP, ~220 us at an H200's bf16
+// peak), where 64 would time launches. The one place SetUp and Work size from.
+int64_t BatchOf(const trickbench::Instance& s) { return s.device.is_cuda() ? 32768 : 64; }
+
+// One forward: the GEMMs' FLOP (int8 ones alike); the weights read once and each
+// layer's activations written once and read once, in the variant's dtype (int8: int8
+// weights, fp32 activations and their int8 copies).
+trickbench::CaseWork Work(const trickbench::Instance& s) {
+  const int64_t batch = BatchOf(s);
+  const double activations =
+      static_cast<double>(batch) * static_cast<double>(kMlp.in + kMlp.layers * kMlp.hidden);
+  const double weights = static_cast<double>(wl::MlpParameters(kMlp));
+  double weight_bytes = 4, activation_bytes = 4;
+  if (s.variant == "16bit") weight_bytes = activation_bytes = 2;
+  if (s.variant == "int8_dynamic") {
+    weight_bytes = 1;
+    activation_bytes = 4 + 1;
+  }
+  return {.flop = wl::MlpForwardFlop(kMlp, batch),
+          .bytes = weight_bytes * weights + 2 * activation_bytes * activations,
+          .working_set = weight_bytes * weights + activation_bytes * activations};
+}
 
 // A CPU build whose LibTorch has a quantized engine can run dynamic quantization.
 bool Int8DynamicAvailable() {
@@ -89,9 +116,8 @@ class LowPrecisionInference : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Instance& s) override {
     device_ = s.device;
-    model_ =
-        trickbench::workloads::Mlp({.in = 512, .hidden = 1024, .out = 10, .layers = 3}, device_);
-    input_ = torch::randn({64, 512}).to(device_);
+    model_ = wl::Mlp(kMlp, device_);
+    input_ = torch::randn({BatchOf(s), kMlp.in}).to(device_);
     low_dtype_ = k::LowPrecisionFloat(device_);
     {
       torch::NoGradGuard no_grad;
@@ -202,6 +228,7 @@ TRICKBENCH_TRICK(low_precision_inference, LowPrecisionInference)
     // (913 KiB peak here against 2.6 MB of int8 weights). weight_bytes, what every
     // variant's weights occupy, is evidence: the dtype decides it, no run could change it.
     .Expect(trickbench::claim::LessMemory().ForVariant("16bit"))
+    .Work(Work)
     .Variant("fp32", &LowPrecisionInference::Fp32)
     .Variant("16bit", &LowPrecisionInference::LowFloat)
     .Tolerance(/*rtol=*/0, /*atol=*/0.01);

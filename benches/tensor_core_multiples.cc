@@ -16,9 +16,9 @@
 // no leading dimension depends (batch_size_multiple times the whole step). The padding
 // is zero rows of both dY and X: zero terms in every sum.
 //
-// The other dims, chosen so a run stays well under 100 ms on a loaded 2-core CPU and the
-// six cases fit the 60 s default run (~0.27 GFLOP; on one thread here, fp32: vocab
-// ~14 ms, batch ~4 ms):
+// The other dims (ProblemOf), chosen so a run stays well under 100 ms on a loaded
+// 2-core CPU and the six cases fit the 60 s default run (~0.27 GFLOP; on one thread
+// here, fp32: vocab ~14 ms, batch ~4 ms):
 //   CPU   vocab: m = 8 tokens, k = 512 hidden;  batch: dW [128 x 256] (m = out, n = in)
 //   CUDA  vocab: m = 4096, k = 4096;             batch: dW [4096 x 4096]
 // (the article's setting, a 4096-wide layer, where the GPU is busy enough to show it).
@@ -48,16 +48,35 @@ struct Shape {
   int64_t m, k, n;
 };
 
+// The problem's (unaligned) shape, by the "dim" axis and the device: the one place SetUp
+// and Work size a case from.
+Shape ProblemOf(const trickbench::Instance& s) {
+  const std::string& dim = s.params.String("dim");
+  const bool gpu = s.device.is_cuda();
+  if (dim == "vocab33708") return gpu ? Shape{4096, 4096, 33708} : Shape{8, 512, 33708};
+  const int64_t batch = dim == "batch4084" ? 4084 : 4095;
+  return gpu ? Shape{4096, batch, 4096} : Shape{128, batch, 256};
+}
+
+// The padded shape: n (vocab) or k (batch) rounded up to a multiple of 8.
+Shape AlignedOf(const trickbench::Instance& s) {
+  const Shape p = ProblemOf(s);
+  if (s.params.String("dim") == "vocab33708") return {p.m, p.k, k::RoundUp(p.n, 8)};
+  return {p.m, k::RoundUp(p.k, 8), p.n};
+}
+
+torch::ScalarType DtypeOf(const trickbench::Instance& s) {
+  return s.params.String("precision") == "16bit" ? k::LowPrecisionFloat(s.device) : torch::kFloat;
+}
+
 class TensorCoreMultiples : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Instance& s) override {
     device_ = s.device;
-    const std::string& c = s.case_name;
-    dtype_ = c.find("_16bit") != std::string::npos ? k::LowPrecisionFloat(device_) : torch::kFloat;
-    const bool gpu = device_.is_cuda();
-    if (c.rfind("vocab33708", 0) == 0) {
-      problem_ = gpu ? Shape{4096, 4096, 33708} : Shape{8, 512, 33708};
-      aligned_ = {problem_.m, problem_.k, k::RoundUp(problem_.n, 8)};
+    dtype_ = DtypeOf(s);
+    problem_ = ProblemOf(s);
+    aligned_ = AlignedOf(s);
+    if (s.params.String("dim") == "vocab33708") {
       a_ = k::IntegerValued({problem_.m, problem_.k}, dtype_, device_);
       a_aligned_ = a_;
       // The weight as a Linear layer holds it, [n, k], used transposed (x @ W^T).
@@ -65,9 +84,7 @@ class TensorCoreMultiples : public trickbench::Trick {
       b_ = weight.t();
       b_aligned_ = k::ZeroPad(weight, 0, aligned_.n).t();
     } else {
-      const int64_t batch = c.rfind("batch4084", 0) == 0 ? 4084 : 4095;
-      problem_ = gpu ? Shape{4096, batch, 4096} : Shape{128, batch, 256};
-      aligned_ = {problem_.m, k::RoundUp(batch, 8), problem_.n};
+      const int64_t batch = problem_.k;
       const torch::Tensor dy = k::IntegerValued({batch, problem_.m}, dtype_, device_);
       b_ = k::IntegerValued({batch, problem_.n}, dtype_, device_);
       // Padded before transposing, so both variants' dY^T is a transposed view of a
@@ -126,6 +143,17 @@ class TensorCoreMultiples : public trickbench::Trick {
   torch::Tensor a_, b_, a_aligned_, b_aligned_, out_;
 };
 
+// One matmul of the shape the variant computes: 2mkn FLOP, both operands read and the
+// product written once.
+trickbench::CaseWork Work(const trickbench::Instance& s) {
+  const Shape c = s.variant == "aligned8" ? AlignedOf(s) : ProblemOf(s);
+  const double m = static_cast<double>(c.m), kk = static_cast<double>(c.k),
+               n = static_cast<double>(c.n);
+  const double bytes =
+      static_cast<double>(c10::elementSize(DtypeOf(s))) * (m * kk + kk * n + m * n);
+  return {.flop = 2 * m * kk * n, .bytes = bytes, .working_set = bytes};
+}
+
 }  // namespace
 
 TRICKBENCH_TRICK(tensor_core_multiples, TensorCoreMultiples)
@@ -141,8 +169,10 @@ TRICKBENCH_TRICK(tensor_core_multiples, TensorCoreMultiples)
     .Expect(trickbench::claim::Faster(1.3, 4)
                 .ForCase("batch4095_16bit")
                 .OnCuda("tensor cores: the article's figure is for 16-bit matmuls on NVIDIA GPUs"))
-    .Cases({"vocab33708_fp32", "vocab33708_16bit", "batch4084_fp32", "batch4084_16bit",
-            "batch4095_fp32", "batch4095_16bit"})
+    // The same dims on both devices; ProblemOf sizes the other dims by device.
+    .Axis(trickbench::Axis::String("dim", {"vocab33708", "batch4084", "batch4095"}))
+    .Axis(trickbench::Axis::String("precision", {"fp32", "16bit"}))
+    .Work(Work)
     .Variant("unaligned", &TensorCoreMultiples::Unaligned)
     .Variant("aligned8", &TensorCoreMultiples::Aligned)
     .Tolerance(/*rtol=*/2e-3, /*atol=*/0);
