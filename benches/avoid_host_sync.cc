@@ -90,6 +90,7 @@ TRICKBENCH_TRICK(avoid_host_sync, AvoidHostSync)
     .Claim("fewer syncs and transfers")
     .Expect(trickbench::claim::Faster().OnCuda(
         "a host read waits for the device only on CUDA; on the CPU it is a load"))
+    .LaunchBound("its claim is the cost of a host sync per step, which small steps expose")
     .Variant("item_every_step", &AvoidHostSync::ItemEveryStep)
     .Variant("read_once", &AvoidHostSync::ReadOnce)
     .Bitwise();

@@ -1,10 +1,13 @@
 // eval_vs_no_grad (A14, B): model.eval() and NoGradGuard change different things.
 //
-// One forward of a small ResNet-style CNN (BatchNorm in every block) with Dropout before
-// its classifier, four ways: train mode under grad (baseline), eval mode under grad
-// (`eval_only`), train mode under NoGradGuard (`no_grad_only`), and both. eval() switches
-// layer behaviour: Dropout off, BatchNorm normalizing with its running statistics and not
-// updating them; autograd still records the graph. NoGradGuard switches autograd off
+// One forward of the shared SmallCnn (ResNet-style blocks, BatchNorm in every one) with
+// Dropout before its classifier (on the CPU 16 channels, 2 blocks, 32 images of 32x32;
+// on CUDA, case "wide_cnn", 128 channels, 8 blocks, 32 images of 64x64: per image 2.5x
+// ResNet-50's convolution MACs and 0.8x its conv outputs), four ways: train mode under
+// grad (baseline), eval mode under grad (`eval_only`), train mode under NoGradGuard
+// (`no_grad_only`), and both. eval() switches layer behaviour: Dropout off, BatchNorm
+// normalizing with its running statistics and not updating them; autograd still records
+// the graph. NoGradGuard switches autograd off
 // (no graph, no saved activations: the memory and time the article promises) and changes
 // no layer: Dropout still drops and BatchNorm still updates its running statistics,
 // which is why "no_grad alone" is a wrong validation loop.
@@ -35,13 +38,23 @@ namespace {
 
 namespace wl = trickbench::workloads;
 
-constexpr int64_t kBatch = 32;
+constexpr char kCudaCase[] = "wide_cnn";
+
+// The case's network and batch: the one place SetUp and Work() read them.
+struct Shape {
+  wl::CnnSize cnn;
+  int64_t batch, image;
+};
+Shape ShapeOf(const trickbench::Instance& s) {
+  if (s.params.String("case") == kCudaCase) return {{.channels = 128, .blocks = 8}, 32, 64};
+  return {{.channels = 16, .blocks = 2}, 32, 32};
+}
 
 // The shared SmallCnn with Dropout between its last block and its head.
 class NetImpl : public torch::nn::Module {
  public:
-  NetImpl()
-      : cnn_(register_module("cnn", wl::SmallCnn(wl::CnnSize{.channels = 16, .blocks = 2}))),
+  explicit NetImpl(const wl::CnnSize& size)
+      : cnn_(register_module("cnn", wl::SmallCnn(size))),
         dropout_(register_module("dropout", torch::nn::Dropout(0.5))) {}
 
   torch::Tensor forward(const torch::Tensor& input) {
@@ -67,9 +80,10 @@ class EvalVsNoGrad : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Instance& s) override {
     variant_ = s.variant;
-    net_ = Net();
+    const Shape shape = ShapeOf(s);
+    net_ = Net(shape.cnn);
     net_->to(s.device);
-    input_ = torch::randn({kBatch, 3, 32, 32}).to(s.device);
+    input_ = torch::randn({shape.batch, 3, shape.image, shape.image}).to(s.device);
     buffers_at_setup_ = CloneBuffers();
     rng_at_setup_ = trickbench::CaptureRngState();  // the dropout masks the runs will draw
   }
@@ -106,7 +120,7 @@ class EvalVsNoGrad : public trickbench::Trick {
             {"bn_running_stats_max_change", RunningStatsChange()}};
   }
 
-  int64_t ItemsPerRun() const override { return kBatch; }
+  int64_t ItemsPerRun() const override { return input_.size(0); }
 
  private:
   void Forward(bool train, bool grad) {
@@ -175,6 +189,22 @@ class EvalVsNoGrad : public trickbench::Trick {
   int64_t runs_ = 0;
 };
 
+// One forward. FLOP: the 3x3 convolutions at full resolution (the stem's and two a
+// block). Bytes: every conv output written, read and written by BatchNorm and ReLU, read
+// by the next layer (6 passes), in train mode read once more for the batch statistics;
+// the weights read once.
+trickbench::CaseWork Work(const trickbench::Instance& s) {
+  const Shape shape = ShapeOf(s);
+  const double c = shape.cnn.channels, convs = 1 + 2 * shape.cnn.blocks;
+  const double pixels = static_cast<double>(shape.batch) * shape.image * shape.image;
+  const double weights = (shape.cnn.in_channels + (convs - 1) * c) * c * 9;
+  const double outputs = convs * c * pixels;
+  const double passes = TrainMath(s.variant) ? 7 : 6;
+  return {.flop = 2 * weights * pixels,
+          .bytes = 4 * (weights + passes * outputs),
+          .working_set = 4 * (weights + outputs)};
+}
+
 }  // namespace
 
 TRICKBENCH_TRICK(eval_vs_no_grad, EvalVsNoGrad)
@@ -187,6 +217,9 @@ TRICKBENCH_TRICK(eval_vs_no_grad, EvalVsNoGrad)
     .Expect(trickbench::claim::Faster().ForVariant("no_grad_only"))
     .Expect(trickbench::claim::LessMemory().ForVariant("eval_and_no_grad"))
     .Expect(trickbench::claim::Faster().ForVariant("eval_and_no_grad"))
+    // CUDA: about 660 GFLOP and 7 GB of activation traffic a forward.
+    .CudaCases({kCudaCase})
+    .Work(Work)
     .Variant("train_grad", &EvalVsNoGrad::TrainGrad)
     .Variant("eval_only", &EvalVsNoGrad::EvalOnly)
     .Variant("no_grad_only", &EvalVsNoGrad::NoGradOnly)

@@ -113,6 +113,7 @@ TRICKBENCH_TRICK(flat_params_optimizer, FlatParamsOptimizer)
     .Source("B")
     .Claim("faster optimizer.step()")
     .Expect(trickbench::claim::Faster())
+    .LaunchBound("its claim is the per-tensor launches of stepping 600 small tensors")
     .Trains()
     .MutationUndetected(
         "flat_buffer",

@@ -6,6 +6,10 @@
 // autograd keeps what that needs; the optimized variant sets requires_grad=false on
 // the backbone, so backward stops at the head. The head sees the same forward and the
 // same gradient, so its trained parameters are bitwise equal.
+//
+// Sizes (ShapeOf): on the CPU an MLP 512-1024x4-10 on 256 samples; on CUDA, case
+// "wide_mlp", 1024-4096x4-10 on 4096 samples (a forward of about 450 GFLOP, which is
+// nearly all the frozen step does).
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/sequential.h>
 #include <torch/optim/adam.h>
@@ -17,14 +21,28 @@ namespace {
 
 namespace wl = trickbench::workloads;
 
+constexpr char kCudaCase[] = "wide_mlp";
+
+// The case's MLP and batch: the one place SetUp and Work() read them.
+struct Shape {
+  wl::MlpSize mlp;
+  int64_t batch;
+};
+Shape ShapeOf(const trickbench::Instance& s) {
+  if (s.params.String("case") == kCudaCase)
+    return {{.in = 1024, .hidden = 4096, .out = 10, .layers = 4}, 4096};
+  return {{.in = 512, .hidden = 1024, .out = 10, .layers = 4}, 256};
+}
+
 class FreezeParams : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Instance& s) override {
-    model_ = wl::Mlp({.in = 512, .hidden = 1024, .out = 10, .layers = 4}, s.device);
+    const Shape shape = ShapeOf(s);
+    model_ = wl::Mlp(shape.mlp, s.device);
     head_ = model_->ptr(model_->size() - 1);
     optimizer_ =
         std::make_unique<torch::optim::Adam>(head_->parameters(), torch::optim::AdamOptions(1e-3));
-    batch_ = wl::ClassificationBatch(256, 512, 10, s.device);
+    batch_ = wl::ClassificationBatch(shape.batch, shape.mlp.in, shape.mlp.out, s.device);
   }
 
   void AllTrainable() { Step(); }
@@ -79,6 +97,28 @@ class FreezeParams : public trickbench::Trick {
   wl::Batch batch_;
 };
 
+// One step. Both: the forward (the weights read, each activation written and read) and
+// Adam on the head (its FLOP and bytes are noise beside the backbone's). All trainable:
+// also the backbone's backward, twice the forward's FLOP, the weights read again, their
+// grads written, each activation read about four more times. Frozen: backward stops at
+// the head.
+trickbench::CaseWork Work(const trickbench::Instance& s) {
+  const Shape shape = ShapeOf(s);
+  const double params = static_cast<double>(wl::MlpParameters(shape.mlp));
+  const double activations =
+      static_cast<double>(shape.batch) *
+      (shape.mlp.in + 2 * shape.mlp.layers * shape.mlp.hidden + shape.mlp.out);
+  const double forward = wl::MlpForwardFlop(shape.mlp, shape.batch);
+  if (s.variant == "frozen_backbone") {
+    return {.flop = forward,
+            .bytes = 4 * (params + 2 * activations),
+            .working_set = 4 * (params + activations)};
+  }
+  return {.flop = 3 * forward,
+          .bytes = 4 * (3 * params + 6 * activations),
+          .working_set = 4 * (2 * params + activations)};
+}
+
 }  // namespace
 
 TRICKBENCH_TRICK(freeze_params, FreezeParams)
@@ -87,6 +127,8 @@ TRICKBENCH_TRICK(freeze_params, FreezeParams)
     .Claim("less memory and time")
     .Expect(trickbench::claim::LessMemory())
     .Expect(trickbench::claim::Faster())
+    .CudaCases({kCudaCase})
+    .Work(Work)
     .Trains()
     .Variant("all_trainable", &FreezeParams::AllTrainable)
     .Variant("frozen_backbone", &FreezeParams::FrozenBackbone)

@@ -1,7 +1,8 @@
 // grad_checkpointing (B): recompute activations in backward instead of storing them.
 //
 // A training step of the shared SmallCnn (ResNet-style blocks with BatchNorm) at
-// depth 8, 16 and 32 blocks. The baseline stores every block's activations for
+// depth 8, 16 and 32 blocks (on the CPU 16 channels, 8 images of 16x16; on CUDA 128
+// channels, 64 images of 32x32: ShapeOf). The baseline stores every block's activations for
 // backward; the optimized variant splits the blocks into ~sqrt(depth) segments with
 // training/checkpoint.h, keeping only segment inputs and recomputing each segment in
 // backward (one extra forward of all but the last segment). Peak memory per depth is
@@ -28,6 +29,18 @@ namespace {
 
 namespace wl = trickbench::workloads;
 
+// The case's network and batch: the one place SetUp and Work() read them.
+struct Shape {
+  int64_t depth, channels, batch, image;
+};
+Shape ShapeOf(const trickbench::Instance& s) {
+  const int64_t depth = s.params.Int("depth");
+  if (s.device.is_cuda()) return {depth, 128, 64, 32};
+  return {depth, 16, 8, 16};
+}
+
+int64_t Segments(int64_t depth) { return std::lround(std::sqrt(static_cast<double>(depth))); }
+
 class GradCheckpointing : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Instance& s) override {
@@ -38,13 +51,14 @@ class GradCheckpointing : public trickbench::Trick {
       at::globalContext().setDeterministicCuDNN(true);
       at::globalContext().setBenchmarkCuDNN(false);
     }
-    depth_ = std::stoi(s.case_name.substr(std::string("depth").size()));
+    const Shape shape = ShapeOf(s);
+    depth_ = shape.depth;
     model_ = wl::SmallCnn(
-        wl::CnnSize{.in_channels = 3, .channels = 16, .blocks = depth_, .classes = 10});
+        wl::CnnSize{.in_channels = 3, .channels = shape.channels, .blocks = depth_, .classes = 10});
     model_->to(s.device);
     optimizer_ =
         std::make_unique<torch::optim::SGD>(model_->parameters(), torch::optim::SGDOptions(0.01));
-    batch_ = wl::ImageBatch(8, 3, 16, 16, 10, s.device);
+    batch_ = wl::ImageBatch(shape.batch, 3, shape.image, shape.image, 10, s.device);
     block_forwards_ = std::make_shared<int64_t>(0);
     for (auto& block : model_->blocks()) {
       trickbench::training::Layer layer;
@@ -63,7 +77,7 @@ class GradCheckpointing : public trickbench::Trick {
   }
 
   void StoreAll() { Step(/*segments=*/0); }
-  void CheckpointSqrt() { Step(std::lround(std::sqrt(static_cast<double>(depth_)))); }
+  void CheckpointSqrt() { Step(Segments(depth_)); }
 
   trickbench::Tensors Result() override {
     trickbench::Tensors out = wl::Parameters(*model_);
@@ -116,6 +130,30 @@ class GradCheckpointing : public trickbench::Trick {
   int64_t forwards_last_step_ = 0;
 };
 
+// One training step: the forward's convolutions (a block is two 3x3 convs at full
+// resolution), backward twice that, and for checkpoint_sqrt one more forward of every
+// segment but the last. Bytes: each conv output written and read about six times in
+// forward and backward (BatchNorm, ReLU, the residual, their gradients), the recomputed
+// blocks' six more; the weights read twice, their grads written, SGD's pass over both.
+trickbench::CaseWork Work(const trickbench::Instance& s) {
+  const Shape shape = ShapeOf(s);
+  const double c = static_cast<double>(shape.channels);
+  const double hw = static_cast<double>(shape.image) * shape.image, n = shape.batch;
+  const double block_macs = 2 * 9 * c * c * hw * n, block_outputs = 2 * c * hw * n;
+  const double stem_macs = 3 * 9 * c * hw * n;
+  double recomputed = 0;
+  if (s.variant == "checkpoint_sqrt") {
+    const int64_t segments = Segments(shape.depth);
+    // Every segment but the last (CheckpointSequential's split).
+    recomputed = static_cast<double>(shape.depth * (segments - 1) / segments);
+  }
+  const double depth = static_cast<double>(shape.depth);
+  const double weights = depth * 2 * 9 * c * c;
+  return {.flop = 2 * (3 * (stem_macs + depth * block_macs) + recomputed * block_macs),
+          .bytes = 4 * (6 * weights + 12 * (depth + recomputed / 2) * block_outputs),
+          .working_set = 4 * (3 * weights + (depth + 1) * block_outputs)};
+}
+
 }  // namespace
 
 TRICKBENCH_TRICK(grad_checkpointing, GradCheckpointing)
@@ -127,7 +165,9 @@ TRICKBENCH_TRICK(grad_checkpointing, GradCheckpointing)
     // last segment suggests about a third more). The O(sqrt n) growth across depths is
     // shown by the cases' peaks, not graded: a verdict grades one setting.
     .Expect(trickbench::claim::Slower())
-    .Cases({"depth8", "depth16", "depth32"})
+    // CUDA: depth 8 is about 0.9 TFLOP a step; depth 32 stores about 7 GB of activations.
+    .Axis(trickbench::Axis::Int("depth", {8, 16, 32}))
+    .Work(Work)
     .Trains()
     .Variant("store_all", &GradCheckpointing::StoreAll)
     .Variant("checkpoint_sqrt", &GradCheckpointing::CheckpointSqrt)

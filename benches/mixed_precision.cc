@@ -29,10 +29,10 @@
 // 1.4 fp32 steps in single elements), as much as a lost step. Their size and direction
 // per parameter average over those rows: a dropped update (1 of CheckSteps() = 2)
 // halves the size (2 -> 1 step), while bf16 moved it by at most 0.004 steps and the
-// cosine (0.997-1.0) by at most 0.003 (measured, CPU, 2 steps). bf16 keeps 8 significant bits (2^-9 per rounding); the
-// 512-1024-1024-1024-10 matmuls accumulate in fp32 but round inputs and outputs, so
-// logits of magnitude ~0.1-1 differ from fp32 by up to ~1e-2: atol 2e-2, rtol 5e-2,
-// which the size's halving exceeds 10 times over.
+// cosine (0.997-1.0) by at most 0.003 (measured, CPU, 2 steps). bf16 keeps 8
+// significant bits (2^-9 per rounding); the 512-1024-1024-1024-10 matmuls accumulate in
+// fp32 but round inputs and outputs, so logits of magnitude ~0.1-1 differ from fp32 by up
+// to ~1e-2: atol 2e-2, rtol 5e-2, which the size's halving exceeds 10 times over.
 #include <torch/nn/functional.h>
 #include <torch/nn/modules/activation.h>
 #include <torch/nn/modules/container/sequential.h>
@@ -54,17 +54,19 @@ namespace tr = trickbench::training;
 constexpr double kLearningRate = 0.01;
 constexpr char kBertCase[] = "bert_base_ffn";
 constexpr int64_t kBertTokens = 32 * 128;
+constexpr wl::MlpSize kMlp{.in = 512, .hidden = 1024, .out = 10, .layers = 3};
+constexpr int64_t kMlpBatch = 256;
 
 class MixedPrecision : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Instance& s) override {
     device_ = s.device;
-    if (s.case_name == kBertCase) {
+    if (s.params.String("case") == kBertCase) {
       model_ = wl::BertFeedForwardHead(s.device);
       batch_ = wl::ClassificationBatch(kBertTokens, wl::kBertBaseHidden, 2, s.device);
     } else {
-      model_ = wl::Mlp({.in = 512, .hidden = 1024, .out = 10, .layers = 3}, s.device);
-      batch_ = wl::ClassificationBatch(256, 512, 10, s.device);
+      model_ = wl::Mlp(kMlp, s.device);
+      batch_ = wl::ClassificationBatch(kMlpBatch, kMlp.in, kMlp.out, s.device);
     }
     optimizer_ = std::make_unique<torch::optim::SGD>(model_->parameters(),
                                                      torch::optim::SGDOptions(kLearningRate));
@@ -170,6 +172,37 @@ class MixedPrecision : public trickbench::Trick {
   int64_t scaled_steps_ = 0, skipped_steps_ = 0;
 };
 
+// One SGD step: 3x the forward's FLOP in every variant (the floor takes tensor-core
+// peak for all). Bytes: fp32, the weights read twice, grads written, SGD's pass over
+// both (6 x the parameters) and each activation written once and read about five times;
+// autocast casts the weights once (4 + 2 bytes each), reads the 2-byte copies twice and
+// moves half-width activations; the scaler adds a pass over the grads (unscale) and a
+// read (the inf/NaN check). BERT-base's feed-forward sublayer per token: LayerNorm, 768
+// -> 3072, GELU, 3072 -> 768 (and the 2-class head).
+trickbench::CaseWork Work(const trickbench::Instance& s) {
+  double flop, params, activations;
+  if (s.params.String("case") == kBertCase) {
+    const double h = wl::kBertBaseHidden, ffn = wl::kBertBaseFfn, rows = kBertTokens;
+    flop = 2 * rows * (2 * h * ffn + 2 * h);
+    params = 2 * h * ffn + ffn + 5 * h + 2;  // LayerNorm 2h, biases ffn + h, head 2h + 2
+    activations = rows * (3 * h + 2 * ffn + 2);
+  } else {
+    flop = wl::MlpForwardFlop(kMlp, kMlpBatch);
+    params = static_cast<double>(wl::MlpParameters(kMlp));
+    activations =
+        static_cast<double>(kMlpBatch) * (kMlp.in + 2 * kMlp.layers * kMlp.hidden + kMlp.out);
+  }
+  if (s.variant == "fp32") {
+    return {.flop = 3 * flop,
+            .bytes = 4 * (6 * params + 6 * activations),
+            .working_set = 4 * (3 * params + activations)};
+  }
+  const double scaler = s.variant == "autocast_grad_scaler" ? 3 * 4 * params : 0;
+  return {.flop = 3 * flop,
+          .bytes = (4 + 2 + 2 * 2) * params + 4 * 4 * params + 2 * 6 * activations + scaler,
+          .working_set = (3 * 4 + 2) * params + 2 * activations};
+}
+
 }  // namespace
 
 TRICKBENCH_TRICK(mixed_precision, MixedPrecision)
@@ -183,7 +216,9 @@ TRICKBENCH_TRICK(mixed_precision, MixedPrecision)
     .Expect(trickbench::claim::LessMemory(0.37)
                 .ForCase("bert_base_ffn")
                 .OnCuda("BERT on an NVIDIA GPU; graded on BERT-base's feed-forward shapes"))
-    .CudaCases({"bert_base_ffn"})
+    // CUDA: 4096 tokens, about 116 GFLOP a step.
+    .CudaCases({kBertCase})
+    .Work(Work)
     .Trains()
     .Variant("fp32", &MixedPrecision::Fp32)
     .Variant("autocast", &MixedPrecision::Autocast)

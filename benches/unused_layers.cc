@@ -10,6 +10,11 @@
 //
 // The used layers are built first and the batch before both, so both variants draw
 // the same initial weights and data: the trained used parameters are bitwise equal.
+//
+// Sizes (ShapeOf): on the CPU a body 256-512x2-10 on 512 samples and an unused head
+// 512 -> 4096 -> 1000 (2.6 M parameters); on CUDA, case "wide_mlp", a body
+// 1024-4096x2-1000 on 4096 samples (about 620 GFLOP a step) and an unused head
+// 4096 -> 16384 -> 1000 (83 M parameters, 334 MB).
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/sequential.h>
 #include <torch/optim/adam.h>
@@ -21,15 +26,31 @@ namespace {
 
 namespace wl = trickbench::workloads;
 
+constexpr char kCudaCase[] = "wide_mlp";
+
+// The case's body, unused head and batch: the one place SetUp and Work() read them.
+struct Shape {
+  wl::MlpSize body, unused;
+  int64_t batch;
+};
+Shape ShapeOf(const trickbench::Instance& s) {
+  if (s.params.String("case") == kCudaCase) {
+    return {{.in = 1024, .hidden = 4096, .out = 1000, .layers = 2},
+            {.in = 4096, .hidden = 16384, .out = 1000, .layers = 1},
+            4096};
+  }
+  return {{.in = 256, .hidden = 512, .out = 10, .layers = 2},
+          {.in = 512, .hidden = 4096, .out = 1000, .layers = 1},
+          512};
+}
+
 class ClassifierImpl : public torch::nn::Module {
  public:
-  ClassifierImpl(bool with_unused_head, const torch::Device& device) {
-    body_ = register_module("body",
-                            wl::Mlp({.in = 256, .hidden = 512, .out = 10, .layers = 2}, device));
+  ClassifierImpl(const Shape& shape, bool with_unused_head, const torch::Device& device) {
+    body_ = register_module("body", wl::Mlp(shape.body, device));
     if (with_unused_head) {
-      // 512 -> 4096 -> 1000: 2.6 M parameters that forward never touches.
-      aux_head_ = register_module(
-          "aux_head", wl::Mlp({.in = 512, .hidden = 4096, .out = 1000, .layers = 1}, device));
+      // Parameters that forward never touches.
+      aux_head_ = register_module("aux_head", wl::Mlp(shape.unused, device));
     }
   }
   torch::Tensor forward(const torch::Tensor& x) { return body_->forward(x); }
@@ -45,10 +66,11 @@ TORCH_MODULE(Classifier);
 class UnusedLayers : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Instance& s) override {
-    batch_ = wl::ClassificationBatch(512, 256, 10, s.device);
+    const Shape shape = ShapeOf(s);
+    batch_ = wl::ClassificationBatch(shape.batch, shape.body.in, shape.body.out, s.device);
     // The parameters live from here on, so they count in the runs' peak (SetUp's
     // survivors are part of peak_bytes): that is the cost being measured.
-    model_ = Classifier(/*with_unused_head=*/s.variant == "with_unused", s.device);
+    model_ = Classifier(shape, /*with_unused_head=*/s.variant == "with_unused", s.device);
     optimizer_ =
         std::make_unique<torch::optim::Adam>(model_->parameters(), torch::optim::AdamOptions(1e-3));
   }
@@ -93,6 +115,22 @@ class UnusedLayers : public trickbench::Trick {
   std::unique_ptr<torch::optim::Adam> optimizer_;
 };
 
+// One Adam step of the body, the same in both variants (the unused head is neither run
+// nor stepped: it has no grad): 3x the forward's FLOP; the weights read twice, grads
+// written, Adam reading parameters, grads and both moments and writing three (10 x the
+// parameters); each activation written once and read about five times. The unused
+// head's parameters are touched by nothing.
+trickbench::CaseWork Work(const trickbench::Instance& s) {
+  const Shape shape = ShapeOf(s);
+  const double params = static_cast<double>(wl::MlpParameters(shape.body));
+  const double activations =
+      static_cast<double>(shape.batch) *
+      (shape.body.in + 2 * shape.body.layers * shape.body.hidden + shape.body.out);
+  return {.flop = 3 * wl::MlpForwardFlop(shape.body, shape.batch),
+          .bytes = 4 * (10 * params + 6 * activations),
+          .working_set = 4 * (4 * params + activations)};
+}
+
 }  // namespace
 
 TRICKBENCH_TRICK(unused_layers, UnusedLayers)
@@ -100,6 +138,8 @@ TRICKBENCH_TRICK(unused_layers, UnusedLayers)
     .Source("B")
     .Claim("unused layers still cost memory (params, optimizer state)")
     .Expect(trickbench::claim::LessMemory())
+    .CudaCases({kCudaCase})
+    .Work(Work)
     .Trains()
     .MutationUndetected(
         "without_unused",

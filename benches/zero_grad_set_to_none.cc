@@ -4,6 +4,10 @@
 // every grad, then backward accumulates into them) or by setting them to none
 // (backward then writes fresh grads, no memset, no read-add-write). Parameters after
 // the steps must be bitwise equal: 0 + g == g exactly.
+//
+// Sizes (ShapeOf): on the CPU an MLP 512-1024x3-10 on 64 samples; on CUDA, case
+// "wide_mlp", 4096-4096x4-10 (67 M parameters, 268 MB of grads) on 512 samples, a
+// weight-heavy step (about 210 GFLOP) where the grads' traffic is a visible share.
 #include <torch/nn/modules/container/sequential.h>
 #include <torch/optim/sgd.h>
 
@@ -12,20 +16,35 @@
 
 namespace {
 
+namespace wl = trickbench::workloads;
+
+constexpr char kCudaCase[] = "wide_mlp";
+
+// The case's MLP and batch: the one place SetUp and Work() read them.
+struct Shape {
+  wl::MlpSize mlp;
+  int64_t batch;
+};
+Shape ShapeOf(const trickbench::Instance& s) {
+  if (s.params.String("case") == kCudaCase)
+    return {{.in = 4096, .hidden = 4096, .out = 10, .layers = 4}, 512};
+  return {{.in = 512, .hidden = 1024, .out = 10, .layers = 3}, 64};
+}
+
 class ZeroGradSetToNone : public trickbench::Trick {
  public:
   void SetUp(const trickbench::Instance& s) override {
-    model_ =
-        trickbench::workloads::Mlp({.in = 512, .hidden = 1024, .out = 10, .layers = 3}, s.device);
+    const Shape shape = ShapeOf(s);
+    model_ = wl::Mlp(shape.mlp, s.device);
     optimizer_ =
         std::make_unique<torch::optim::SGD>(model_->parameters(), torch::optim::SGDOptions(0.01));
-    batch_ = trickbench::workloads::ClassificationBatch(64, 512, 10, s.device);
+    batch_ = wl::ClassificationBatch(shape.batch, shape.mlp.in, shape.mlp.out, s.device);
   }
 
   void Zero() { Step(/*set_to_none=*/false); }
   void SetToNone() { Step(/*set_to_none=*/true); }
 
-  trickbench::Tensors Result() override { return trickbench::workloads::Parameters(*model_); }
+  trickbench::Tensors Result() override { return wl::Parameters(*model_); }
 
   std::string Inactive(const std::string& variant) override {
     if (variant == "set_to_none" && !grads_undefined_after_zeroing_) {
@@ -45,14 +64,30 @@ class ZeroGradSetToNone : public trickbench::Trick {
     grads_undefined_after_zeroing_ = true;
     for (const auto& p : model_->parameters())
       grads_undefined_after_zeroing_ &= !p.grad().defined();
-    trickbench::workloads::TrainStep(model_, *optimizer_, batch_);
+    wl::TrainStep(model_, *optimizer_, batch_);
   }
 
   torch::nn::Sequential model_{nullptr};
   std::unique_ptr<torch::optim::SGD> optimizer_;
-  trickbench::workloads::Batch batch_;
+  wl::Batch batch_;
   bool grads_undefined_after_zeroing_ = false;
 };
+
+// One SGD step: 3x the forward's FLOP; the weights read twice, SGD's pass over
+// parameters and grads (3 x the parameters); each activation written once and read about
+// five times. The grads: set to none, backward writes them once; zeroed, a memset writes
+// them, backward writes its grad beside them and adds it in (4 x the parameters more).
+trickbench::CaseWork Work(const trickbench::Instance& s) {
+  const Shape shape = ShapeOf(s);
+  const double params = static_cast<double>(wl::MlpParameters(shape.mlp));
+  const double activations =
+      static_cast<double>(shape.batch) *
+      (shape.mlp.in + 2 * shape.mlp.layers * shape.mlp.hidden + shape.mlp.out);
+  const double grad_passes = s.variant == "set_to_none" ? 1 : 5;
+  return {.flop = 3 * wl::MlpForwardFlop(shape.mlp, shape.batch),
+          .bytes = 4 * ((5 + grad_passes) * params + 6 * activations),
+          .working_set = 4 * (2 * params + activations)};
+}
 
 }  // namespace
 
@@ -65,6 +100,9 @@ TRICKBENCH_TRICK(zero_grad_set_to_none, ZeroGradSetToNone)
     // backward writes them again, so the forward's activations never share the peak
     // with them.
     .Expect(trickbench::claim::LessMemory())
+    .CudaCases({kCudaCase})
+    .Work(Work)
+    .TrafficBound()
     .Trains()
     .Variant("zero", &ZeroGradSetToNone::Zero)
     .Variant("set_to_none", &ZeroGradSetToNone::SetToNone)
