@@ -19,6 +19,7 @@ load("//third_party/cuda:defs.bzl", "trickbench_cuda_library")
 # What every trick may use without listing it.
 _COMMON_DEPS = [
     "//determinism",
+    "//harness:allocator_regime",
     "//harness:trick",
     "//workloads",
     "//third_party:libtorch",
