@@ -191,9 +191,13 @@ void CheckTrick(const TrickDef& t, std::vector<std::string>* problems) {
   if (!t.variants().empty() && t.VariantIndex(t.reproduced_variant()) < 0) {
     problem(".Reproduce(\"" + t.reproduced_variant() + "\") names no variant");
   }
-  const bool one_unnamed = t.cpu_cases().size() == 1 && t.cpu_cases()[0].empty();
-  std::vector<std::string> all = one_unnamed ? std::vector<std::string>{} : t.cpu_cases();
-  all.insert(all.end(), t.cuda_cases().begin(), t.cuda_cases().end());
+  // One unnamed case is "one" (on either device); "" among named cases is an error.
+  auto named = [](const std::vector<std::string>& cases) {
+    const bool one_unnamed = cases.size() == 1 && cases[0].empty();
+    return one_unnamed ? std::vector<std::string>{} : cases;
+  };
+  std::vector<std::string> all = named(t.cpu_cases());
+  for (const auto& c : named(t.cuda_cases())) all.push_back(c);
   for (const auto& c : all) {
     if (const std::string bad = BadName(c); !bad.empty()) {
       problem("case name '" + c + "' " + bad);
@@ -233,9 +237,10 @@ std::string SizingRows(const TrickDef& t) {
       continue;
     }
     out += "| " + Code(t.id()) + (t.traffic_bound() ? " (traffic)" : "") + " | " +
-           Code(r.case_name) + " | " + Code(r.variant) + " | " + Fixed(r.work.flop / 1e9, 1) +
-           " | " + Fixed(r.work.bytes / 1e9, 2) + " | " + Fixed(r.work.host_bytes / 1e6, 1) +
-           " | " + Fixed(r.work.working_set / 1e6, 1) + " | " + Fixed(r.seconds * 1e6, 0) + " |\n";
+           (r.case_name.empty() ? std::string("one") : Code(r.case_name)) + " | " +
+           Code(r.variant) + " | " + Fixed(r.work.flop / 1e9, 1) + " | " +
+           Fixed(r.work.bytes / 1e9, 2) + " | " + Fixed(r.work.host_bytes / 1e6, 1) + " | " +
+           Fixed(r.work.working_set / 1e6, 1) + " | " + Fixed(r.seconds * 1e6, 0) + " |\n";
   }
   return out;
 }
@@ -245,9 +250,11 @@ std::string Row(const TrickDef& t, const TrickFiles& files) {
   if (!files.cuda.empty()) trick += " ([" + Code("_cuda.cc") + "](../" + files.cuda + "))";
   std::vector<std::string> variants;
   for (const auto& v : t.variants()) variants.push_back(v.name);
-  const bool one_case = t.cpu_cases().size() == 1 && t.cpu_cases()[0].empty();
-  std::string cases = one_case ? "one" : CodeList(t.cpu_cases());
-  if (!t.cuda_cases().empty()) cases += "; on CUDA " + CodeList(t.cuda_cases());
+  auto list = [](const std::vector<std::string>& cases) {
+    return cases.size() == 1 && cases[0].empty() ? std::string("one") : CodeList(cases);
+  };
+  std::string cases = list(t.cpu_cases());
+  if (!t.cuda_cases().empty()) cases += "; on CUDA " + list(t.cuda_cases());
   const std::string device = t.needs_cuda() ? "CUDA only: " + Cell(t.needs_cuda_reason()) : "any";
   return "| " + trick + " | " + Cell(t.source()) + " | " + Cell(t.claim()) + " | " +
          CodeList(variants) + " | " + Code(t.reproduced_variant()) + " | " +

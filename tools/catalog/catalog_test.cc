@@ -199,6 +199,14 @@ TEST(RenderCatalog, RefusesNamesThatWouldBreakTheTable) {
                 "toy: case name 'resnet|50' contains '|', '`' or a newline");
 }
 
+TEST(RenderCatalog, ACudaCaseWithoutANameIsOneCase) {
+  auto t = Def("toy");
+  t->Axis(Axis::String("allocator", {"reused", "fresh"}).OnCuda({""}));
+  const Rendered r = Render({t.get()}, {"benches/toy.cc"});
+  ASSERT_TRUE(r.ok) << (r.problems.empty() ? "" : r.problems[0]);
+  EXPECT_TRUE(Contains(r.page, "| `reused`, `fresh`; on CUDA one |")) << r.page;
+}
+
 TEST(RenderCatalog, ListsTheCudaCasesBesideTheCpuOnes) {
   auto t = Def("toy");
   t->CudaCases({"resnet50_stage2"});  // the CPU keeps its one unnamed case
