@@ -114,9 +114,7 @@ class FreeIntermediates : public trickbench::Trick {
 trickbench::CaseWork Work(const trickbench::Instance& s) {
   const Shape shape = ShapeOf(s);
   const double params = static_cast<double>(wl::MlpParameters(shape.mlp));
-  const double activations =
-      static_cast<double>(shape.batch) *
-      (shape.mlp.in + 2 * shape.mlp.layers * shape.mlp.hidden + shape.mlp.out);
+  const double activations = wl::MlpActivations(shape.mlp, shape.batch);
   return {.flop = 3 * wl::MlpForwardFlop(shape.mlp, shape.batch),
           .bytes = 4 * (6 * params + 6 * activations),
           .working_set = 4 * (3 * params + activations)};

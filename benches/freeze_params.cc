@@ -105,9 +105,7 @@ class FreezeParams : public trickbench::Trick {
 trickbench::CaseWork Work(const trickbench::Instance& s) {
   const Shape shape = ShapeOf(s);
   const double params = static_cast<double>(wl::MlpParameters(shape.mlp));
-  const double activations =
-      static_cast<double>(shape.batch) *
-      (shape.mlp.in + 2 * shape.mlp.layers * shape.mlp.hidden + shape.mlp.out);
+  const double activations = wl::MlpActivations(shape.mlp, shape.batch);
   const double forward = wl::MlpForwardFlop(shape.mlp, shape.batch);
   if (s.variant == "frozen_backbone") {
     return {.flop = forward,

@@ -98,9 +98,7 @@ trickbench::CaseWork Work(const trickbench::Instance& s) {
   const Shape shape = ShapeOf(s);
   const double m = static_cast<double>(MicroBatches(s.variant));
   const double params = static_cast<double>(wl::MlpParameters(shape.mlp));
-  const double activations =
-      static_cast<double>(shape.batch) *
-      (shape.mlp.in + 2 * shape.mlp.layers * shape.mlp.hidden + shape.mlp.out);
+  const double activations = wl::MlpActivations(shape.mlp, shape.batch);
   return {.flop = 3 * wl::MlpForwardFlop(shape.mlp, shape.batch),
           .bytes = 4 * ((2 * m + 1 + 2 * (m - 1) + 5) * params + 6 * activations),
           .working_set = 4 * (3 * params + activations / m)};

@@ -123,9 +123,7 @@ class UnusedLayers : public trickbench::Trick {
 trickbench::CaseWork Work(const trickbench::Instance& s) {
   const Shape shape = ShapeOf(s);
   const double params = static_cast<double>(wl::MlpParameters(shape.body));
-  const double activations =
-      static_cast<double>(shape.batch) *
-      (shape.body.in + 2 * shape.body.layers * shape.body.hidden + shape.body.out);
+  const double activations = wl::MlpActivations(shape.body, shape.batch);
   return {.flop = 3 * wl::MlpForwardFlop(shape.body, shape.batch),
           .bytes = 4 * (10 * params + 6 * activations),
           .working_set = 4 * (4 * params + activations)};

@@ -86,9 +86,7 @@ class ZeroGradSetToNone : public trickbench::Trick {
 trickbench::CaseWork Work(const trickbench::Instance& s) {
   const Shape shape = ShapeOf(s);
   const double params = static_cast<double>(wl::MlpParameters(shape.mlp));
-  const double activations =
-      static_cast<double>(shape.batch) *
-      (shape.mlp.in + 2 * shape.mlp.layers * shape.mlp.hidden + shape.mlp.out);
+  const double activations = wl::MlpActivations(shape.mlp, shape.batch);
   const double grad_passes = s.variant == "set_to_none" ? 1 : 5;
   return {.flop = 3 * wl::MlpForwardFlop(shape.mlp, shape.batch),
           .bytes = 4 * ((5 + grad_passes) * params + 6 * activations),

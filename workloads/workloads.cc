@@ -34,6 +34,11 @@ double MlpForwardFlop(const MlpSize& size, int64_t batch) {
   return 2.0 * macs * static_cast<double>(batch);
 }
 
+double MlpActivations(const MlpSize& size, int64_t batch) {
+  return static_cast<double>(batch) *
+         static_cast<double>(size.in + 2 * size.layers * size.hidden + size.out);
+}
+
 Batch ClassificationBatch(int64_t batch, int64_t in, int64_t classes, const torch::Device& device) {
   Batch b;
   b.input = torch::randn({batch, in}).to(device);

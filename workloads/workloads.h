@@ -35,6 +35,9 @@ torch::nn::Sequential Mlp(const MlpSize& size = {}, const torch::Device& device 
 // multiply-add; a backward is about twice that).
 int64_t MlpParameters(const MlpSize& size);
 double MlpForwardFlop(const MlpSize& size, int64_t batch);
+// The elements one forward over `batch` samples holds: the input, each hidden layer's
+// Linear and ReLU outputs, the logits (what a training step keeps for its backward).
+double MlpActivations(const MlpSize& size, int64_t batch);
 
 // A seeded classification batch for a model with `in` inputs and `classes` outputs.
 struct Batch {

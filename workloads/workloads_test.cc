@@ -25,6 +25,8 @@ TEST(Mlp, ParameterCountAndFlopMatchTheModule) {
     const int64_t weights = counted - size.layers * size.hidden - size.out;
     EXPECT_DOUBLE_EQ(MlpForwardFlop(size, 4), 2.0 * weights * 4);
   }
+  // 7 inputs, 5 Linear and 5 ReLU outputs, 3 logits per sample.
+  EXPECT_DOUBLE_EQ(MlpActivations({.in = 7, .hidden = 5, .out = 3, .layers = 1}, 4), 4.0 * 20);
 }
 
 TEST(SmallCnn, ForwardShapeAndConvBiasSwitch) {
