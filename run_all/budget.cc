@@ -38,16 +38,23 @@ results::RunBudget NewBudget(double first_pass_seconds, std::optional<double> bu
     b.seconds = *budget_seconds;
     b.rule = "--budget";
   } else {
-    b.seconds = first_pass_seconds * (1 + kDefaultExtraShare);
+    b.seconds = DefaultBudgetSeconds(first_pass_seconds);
     b.rule = DefaultBudgetRule();
   }
   return b;
 }
 
+double DefaultBudgetSeconds(double first_pass_seconds) {
+  return std::max(first_pass_seconds,
+                  std::min(kDefaultFirstPassMultiple * first_pass_seconds, kDefaultBudgetCap));
+}
+
 std::string DefaultBudgetRule() {
-  char rule[64];
-  std::snprintf(rule, sizeof rule, "the default: %.1f x the first pass's time",
-                1 + kDefaultExtraShare);
+  char rule[128];
+  std::snprintf(rule, sizeof rule,
+                "the default: %g x the first pass's time, at most %g s (never less than the "
+                "first pass)",
+                kDefaultFirstPassMultiple, kDefaultBudgetCap);
   return rule;
 }
 

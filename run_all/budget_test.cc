@@ -44,10 +44,17 @@ TEST(Budget, AProcessCostsWhatTheLaterProcessesTook) {
   EXPECT_EQ(SecondsPerProcess("d", entries), 0);
 }
 
-TEST(Budget, TheDefaultIsAMultipleOfTheFirstPass) {
+TEST(Budget, TheDefaultIsAMultipleOfTheFirstPassWithinTheTenMinuteTarget) {
   const results::RunBudget d = NewBudget(100, std::nullopt);
-  EXPECT_DOUBLE_EQ(d.seconds, 240);
-  EXPECT_EQ(d.rule, "the default: 2.4 x the first pass's time");
+  EXPECT_DOUBLE_EQ(d.seconds, 300);
+  EXPECT_EQ(d.rule,
+            "the default: 3 x the first pass's time, at most 555 s (never less than the "
+            "first pass)");
+  // A slow first pass: the cap, so the run stays within 10 minutes...
+  EXPECT_DOUBLE_EQ(NewBudget(340, std::nullopt).seconds, kDefaultBudgetCap);
+  // ... and one over the cap gets no extra processes, never a budget under what it took.
+  EXPECT_DOUBLE_EQ(NewBudget(600, std::nullopt).seconds, 600);
+  EXPECT_DOUBLE_EQ(DefaultBudgetSeconds(10), 30);  // a run of a few tricks stays short
   EXPECT_EQ(d.first_pass_processes, kFirstPassProcesses);
   EXPECT_EQ(d.max_processes, kMaxProcessesPerTrick);
   EXPECT_DOUBLE_EQ(d.imprecise_half_width, 0.10);
@@ -114,7 +121,7 @@ TEST(Budget, ASettleIsItsOwnBudgetAndIsAddedToTheRunsRecord) {
   const results::RunBudget grown = WithSettle(budgeted, settle);
   EXPECT_EQ(grown.first_pass_processes, kFirstPassProcesses);
   EXPECT_EQ(grown.first_pass_seconds, 100);
-  EXPECT_DOUBLE_EQ(grown.seconds, 100 * (1 + kDefaultExtraShare) + 12);
+  EXPECT_DOUBLE_EQ(grown.seconds, DefaultBudgetSeconds(100) + 12);
   EXPECT_EQ(grown.added, (std::map<std::string, int>{{"a", 5}, {"b", 1}}));
   EXPECT_EQ(grown.rule, budgeted.budget->rule + "; then run_all --settle --budget: 12 s");
 }

@@ -318,7 +318,7 @@ int NoiseStudyMain(const std::vector<std::string>& args, std::ostream& out, std:
   }
   // A budgeted session: its budget, or the default rule's multiple of its first pass.
   if (o.processes == 0)
-    session_seconds = o.budget > 0 ? o.budget : session_seconds * (1 + kDefaultExtraShare);
+    session_seconds = o.budget > 0 ? o.budget : DefaultBudgetSeconds(session_seconds);
   out << "noise study: " << plan.size() << " sessions (" << o.sessions << " A/A, "
       << plan.size() - o.sessions << " planted) of " << o.tricks.size() << " tricks"
       << (o.processes > 0 ? " x " + std::to_string(o.processes) + " processes"
