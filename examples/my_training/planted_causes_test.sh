@@ -46,9 +46,12 @@ expect 1 unseeded "FAIL  fresh processes: run2" \
   "ops of step 0: first op whose output differs: #0" "$op_inputs_differ" -- --runs=2
 
 # Augmentation from the generator the loader's workers share: the images depend on the
-# worker count (and on scheduling), so the first batch's first op reads other inputs.
+# worker count and on scheduling. Which op is named first depends on the scheduling too:
+# the images' first op (its inputs differ) or, when two runs with the same worker count
+# interleave differently, dropout's bernoulli_ drawing from the shared generator's other
+# state (its inputs equal; seen in CI). So no op diagnosis is required here.
 expect 1 shared_generator "FAIL  worker count: workers0" \
-  "runs diverged at step 0, tensor param:fc1.weight" "$op_inputs_differ" -- \
+  "runs diverged at step 0, tensor param:fc1.weight" -- \
   --runs=2 --workers=2,0
 
 # A checkpoint without the RNG state: steps up to the checkpoint are the same, the first
