@@ -10,6 +10,7 @@
 #include <iostream>
 #include <thread>
 
+#include "common/glibc_allocator.h"
 #include "distributed/channel.h"
 #include "distributed/launched_group.h"
 #include "distributed/launcher_env.h"
@@ -71,6 +72,9 @@ int ServeRequests(Group& group, int control_fd, const RankHandler& handler) {
 bool RunRankIfRequested(const char* entry, RankHandlerFactory factory) {
   const char* wanted = std::getenv("TRICKBENCH_RANK_ENTRY");
   if (wanted != nullptr && std::strcmp(wanted, entry) != 0) return false;
+  // A rank does the benchmark's work in its own process: in the benchmark's allocator
+  // regime, whatever it ran before (common/glibc_allocator.h).
+  ApplyAllocatorRegime(kDefaultAllocatorRegime);
   const auto getenv = [](const char* n) -> const char* { return std::getenv(n); };
 
   // Under a launcher every rank is its process: rank 0 joins the group and goes on to

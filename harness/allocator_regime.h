@@ -14,32 +14,25 @@
 //
 // The harness applies the case's regime before SetUp (SetUpInstance), so both the checks
 // and the timed rounds of a case run in it; the rounds' faults per iteration, shown in
-// the report beside a variant's time, confirm which regime was in effect. On CUDA the
-// axis has the one value "" (the caching allocator is the regime there) and adds nothing
-// to case names.
+// the report beside a variant's time, confirm which regime was in effect. Every other
+// case runs in the process's fixed default (common/glibc_allocator.h), "reused". On CUDA
+// the axis has the one value "" (the caching allocator is the regime for device memory)
+// and adds nothing to case names.
 #pragma once
 
+#include "common/glibc_allocator.h"
 #include "harness/trick.h"
 
 namespace trickbench {
 
 inline constexpr char kAllocatorAxis[] = "allocator";
-// "reused": glibc's mmap threshold fixed at its 32 MiB maximum, heap never trimmed: every
-// buffer under 32 MiB is served from pages already mapped.
-inline constexpr char kReusedPages[] = "reused";
-// "fresh": the threshold fixed at glibc's 128 KiB default: every buffer over it is a new
-// mapping, faulted in page by page, as in a process that has freed nothing larger.
-inline constexpr char kFreshPages[] = "fresh";
 
 // String("allocator", {"reused", "fresh"}), "" on CUDA.
 Axis AllocatorRegimeAxis();
 
-// Sets glibc's allocator to `instance`'s regime when its case has the allocator axis
-// (and it is not ""); else leaves the allocator as it is. Then instance's SetUp.
+// Sets glibc's allocator to `instance`'s regime when its case names one (the allocator
+// axis, not "", on the CPU), else to kDefaultAllocatorRegime, so that a case never
+// inherits the regime of the one before it. Then instance's SetUp.
 void SetUpInstance(Trick& trick, const Instance& instance);
-
-// The regime alone (for tests): kReusedPages or kFreshPages; throws std::invalid_argument
-// naming any other value.
-void ApplyAllocatorRegime(const std::string& regime);
 
 }  // namespace trickbench

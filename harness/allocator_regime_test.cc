@@ -1,4 +1,4 @@
-// The regimes do what their names say: measured in page faults of a 4 MB temporary.
+// SetUpInstance puts each case in its regime: measured in page faults of a 4 MB tensor.
 #include "harness/allocator_regime.h"
 
 #include <gtest/gtest.h>
@@ -53,6 +53,19 @@ TEST(AllocatorRegime, SetUpInstanceAppliesTheCasesRegimeThenSetsUp) {
   EXPECT_GE(FaultsPerTemporary(), 500);
   SetUpInstance(trick, def.NewInstance("reused", torch::kCPU, "v"));
   EXPECT_LE(FaultsPerTemporary(), 10);
+}
+
+// A case that names no regime runs in the default, not in whatever the case before it
+// (here a "fresh" one) left behind.
+TEST(AllocatorRegime, ACaseWithoutTheAxisRunsInTheDefaultRegime) {
+  TrickDef with_axis("t", [] { return std::make_unique<Records>(); });
+  with_axis.Axis(AllocatorRegimeAxis());
+  TrickDef without("u", [] { return std::make_unique<Records>(); });
+  Records trick;
+  SetUpInstance(trick, with_axis.NewInstance("fresh", torch::kCPU, "v"));
+  ASSERT_GE(FaultsPerTemporary(), 500);
+  SetUpInstance(trick, without.NewInstance("", torch::kCPU, "v"));
+  EXPECT_LE(FaultsPerTemporary(), 10) << "the default regime is " << kDefaultAllocatorRegime;
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "common/atomic_file.h"
+#include "common/glibc_allocator.h"
 #include "common/interference.h"
 #include "common/output_dir.h"
 #include "harness/rounds.h"
@@ -115,6 +116,9 @@ bool ResolveDevice(const std::string& flag, torch::Device* device, std::string* 
 }
 
 int TrickMain(int argc, char** argv) {
+  // Before anything allocates: what a large temporary costs must not depend on what this
+  // process did first (common/glibc_allocator.h).
+  ApplyAllocatorRegime(kDefaultAllocatorRegime);
   RunOptions opts;
   std::string error;
   if (!ParseRunOptions(std::vector<std::string>(argv + 1, argv + argc), &opts, &error)) {
@@ -173,6 +177,8 @@ int TrickMain(int argc, char** argv) {
   NvtxRange trick_range(def.id());
   Context context = CaptureContext(device);
   context.emplace_back("thread_policy", thread_policy);
+  context.emplace_back("cpu_allocator", DescribeAllocatorRegime(kDefaultAllocatorRegime) +
+                                            "; a case with an allocator axis sets its own");
   timing->AddContext(&context);
   results::ResultFile file = NewResultFile(def, opts, device, *timing, context, argv[0]);
   results::TrickResult& tb = file.trickbench;

@@ -15,7 +15,7 @@ const std::vector<std::string>& IncomparableEnvironmentKeys() {
   static const std::vector<std::string> keys = {
       "device",       "device_name",   "torch_version",    "libtorch_build",
       "cuda_version", "cudnn_version", "intra_op_threads", "inter_op_threads",
-      "blas",         "blas_library",  "determinism"};
+      "blas",         "blas_library",  "determinism",      "cpu_allocator"};
   return keys;
 }
 

@@ -62,7 +62,7 @@ struct TimeChange {
 
 struct EnvDifference {
   std::string key, old_value, new_value;
-  bool incomparable = false;  // device, LibTorch, threads, BLAS, determinism, CUDA
+  bool incomparable = false;  // device, LibTorch, threads, BLAS, determinism, CUDA, CPU allocator
 };
 
 struct ReportDiff {
