@@ -14,12 +14,12 @@
 // training and inference. CUDA, the article's setting (AMP on NVIDIA GPUs), amp only:
 // torchvision's ResNet-50 (workloads::ResNet, the whole network) on 224x224 images at
 // batch 256, its training batch (train_amp_resnet50, infer_amp_resnet50). A forward is
-// 8.18 GFLOP an image (CountResNet, from the architecture: 4.09 G multiply-adds, the
-// figure torchvision lists as "GFLOPS"), 2.09 TFLOP a batch, 6.28 a training step: 8 ms
-// at an H200's bf16 peak, 24 ms for its declared activation traffic (Work). The ResNet
-// starts as torchvision's resnet50(zero_init_residual=True) does, each Bottleneck's last
-// BatchNorm scale at 0 (Goyal et al.'s ResNet-50 recipe): see Equivalence. The values
-// change no kernel a step runs.
+// 8.18 GFLOP an image (workloads::ResNetConvWork, from the architecture: 4.09 G
+// multiply-adds, the figure torchvision lists as "GFLOPS"), 2.09 TFLOP a batch, 6.28 a
+// training step: 8 ms at an H200's bf16 peak, 24 ms for its declared activation traffic
+// (Work). The ResNet starts as torchvision's resnet50(zero_init_residual=True) does, each
+// Bottleneck's last BatchNorm scale at 0 (Goyal et al.'s ResNet-50 recipe): see
+// Equivalence. The values change no kernel a step runs.
 //
 // Active check: the last step must have run the variant's model (recorded by the body),
 // and the format must survive through the network, not just sit on the input: the
@@ -88,50 +88,12 @@ bool IsResNet(const trickbench::Instance& s) {
   throw std::invalid_argument("channels_last: unknown model " + model);
 }
 
-// What one forward of a ResNet over `batch` images of `image` x `image` does, from its
-// architecture: the FLOP of its convolutions and classifier (BatchNorm, ReLU, pooling
-// and the residual sums add under 1%), and the elements its convolutions read and write.
-struct ResNetCount {
-  double flop = 0, conv_inputs = 0, conv_outputs = 0;
-};
-ResNetCount CountResNet(const trickbench::workloads::ResNetSize& size, int64_t batch,
-                        int64_t image) {
-  ResNetCount c;
-  // A convolution as resnet.cc builds it (padding kernel / 2); returns its output's side.
-  auto conv = [&](int64_t in, int64_t out, int64_t kernel, int64_t side, int64_t stride) {
-    const int64_t out_side = (side + 2 * (kernel / 2) - kernel) / stride + 1;
-    const double pixels = static_cast<double>(batch * out_side * out_side);
-    c.flop += 2 * pixels * static_cast<double>(out * in * kernel * kernel);
-    c.conv_inputs += static_cast<double>(batch * side * side * in);
-    c.conv_outputs += pixels * static_cast<double>(out);
-    return out_side;
-  };
-  int64_t side = conv(size.in_channels, size.base_width, 7, image, 2);
-  side = (side + 2 - 3) / 2 + 1;  // the stem's 3x3 max pool, stride 2, padding 1
-  for (int64_t i = 0; i < 4; ++i) {
-    const auto stage = trickbench::workloads::ResNetStageShape(size, i);
-    const int64_t out = stage.width * trickbench::workloads::kBottleneckExpansion;
-    for (int64_t b = 0; b < stage.blocks; ++b) {
-      const int64_t in = b == 0 ? stage.in_channels : out;
-      const int64_t stride = b == 0 ? stage.stride : 1;
-      conv(in, stage.width, 1, side, 1);
-      const int64_t out_side = conv(stage.width, stage.width, 3, side, stride);
-      conv(stage.width, out, 1, out_side, 1);
-      if (stride != 1 || in != out) conv(in, out, 1, side, stride);  // the downsample
-      side = out_side;
-    }
-  }
-  const int64_t features = (size.base_width << 3) * trickbench::workloads::kBottleneckExpansion;
-  c.flop += 2 * static_cast<double>(batch * features * size.classes);
-  return c;
-}
-
-// One run; a training step is three times a forward's FLOP and traffic. Bytes: every
-// convolution reads its input and writes its output, and a BatchNorm and ReLU (or the
-// residual sum) read and write that output again: its input plus five times its output;
-// 2 bytes per element under autocast, 4 in fp32. The weights (100 MB for ResNet-50) are
-// left out, under 1%. Working set: the input and the activations a step keeps (three per
-// layer to train, two to infer).
+// One run; a training step is three times a forward's FLOP and traffic (ResNet's forward:
+// workloads::ResNetConvWork). Bytes: every convolution reads its input and writes its
+// output, and a BatchNorm and ReLU (or the residual sum) read and write that output
+// again: its input plus five times its output; 2 bytes per element under autocast, 4 in
+// fp32. The weights (100 MB for ResNet-50) are left out, under 1%. Working set: the input
+// and the activations a step keeps (three per layer to train, two to infer).
 trickbench::CaseWork Work(const trickbench::Instance& s) {
   const bool training = s.params.String("mode") == "train";
   const double element = s.params.String("precision") == "amp" ? 2 : 4;
@@ -139,12 +101,13 @@ trickbench::CaseWork Work(const trickbench::Instance& s) {
   const double kept = training ? 3 : 2;
   if (IsResNet(s)) {
     const trickbench::workloads::ResNetSize size;
-    const ResNetCount c = CountResNet(size, kResNetBatch, kResNetImage);
+    const auto per_image = trickbench::workloads::ResNetConvWork(size, kResNetImage);
+    const double batch = kResNetBatch;
     const double input =
         4 * static_cast<double>(kResNetBatch * size.in_channels * kResNetImage * kResNetImage);
-    return {.flop = passes * c.flop,
-            .bytes = input + passes * (c.conv_inputs + 5 * c.conv_outputs) * element,
-            .working_set = input + kept * c.conv_outputs * element};
+    return {.flop = passes * 2 * per_image.macs * batch,
+            .bytes = input + passes * (per_image.inputs + 5 * per_image.outputs) * batch * element,
+            .working_set = input + kept * per_image.outputs * batch * element};
   }
   // The SmallCnn: the stem's and the blocks' 3x3 convolutions (the head's pooling and
   // classifier are negligible), each conv-BN-ReLU layer's activation six times a forward.

@@ -205,58 +205,23 @@ class EvalVsNoGrad : public trickbench::Trick {
   int64_t runs_ = 0;
 };
 
-// Per image, the convolutions (and the classifier) of one forward: multiply-adds, output
-// elements, weights (BatchNorm's are left out: 0.2 % of ResNet-50's).
-struct Convs {
-  double macs = 0, outputs = 0, weights = 0;
-  void Add(int64_t in, int64_t out, int64_t kernel, int64_t resolution) {
-    const double w = static_cast<double>(in) * out * kernel * kernel, hw = resolution * resolution;
-    macs += w * hw;
-    outputs += out * hw;
-    weights += w;
-  }
-};
-
-// SmallCnn: 3x3 convolutions at full resolution, the stem's and two a block.
-Convs SmallCnnConvs(const wl::CnnSize& cnn, int64_t image) {
-  Convs c;
-  c.Add(cnn.in_channels, cnn.channels, 3, image);
-  for (int64_t b = 0; b < 2 * cnn.blocks; ++b) c.Add(cnn.channels, cnn.channels, 3, image);
+// SmallCnn's convolutions per image, as workloads::ResNetConvWork counts ResNet-50's: 3x3
+// at full resolution, the stem's and two a block.
+wl::ConvWork SmallCnnConvWork(const wl::CnnSize& cnn, int64_t image) {
+  wl::ConvWork c;
+  c.AddConv(cnn.in_channels, cnn.channels, 3, image, 1);
+  for (int64_t b = 0; b < 2 * cnn.blocks; ++b) c.AddConv(cnn.channels, cnn.channels, 3, image, 1);
   return c;
 }
 
-// ResNet-50 as workloads/resnet.cc builds it: 4.09 GMAC, 25.5 M weights at 224x224
-// (torchvision lists 4.09 GFLOPS, its word for multiply-adds, and 25.6 M parameters).
-Convs ResNetConvs(const wl::ResNetSize& size, int64_t image) {
-  Convs c;
-  int64_t r = image / 2;  // the stem's 7x7 conv, stride 2
-  c.Add(size.in_channels, size.base_width, 7, r);
-  r /= 2;  // its max pool
-  int64_t out = size.base_width;
-  for (int64_t i = 0; i < 4; ++i) {
-    const wl::StageShape stage = wl::ResNetStageShape(size, i);
-    out = stage.width * wl::kBottleneckExpansion;
-    for (int64_t b = 0; b < stage.blocks; ++b) {
-      const int64_t in = b == 0 ? stage.in_channels : out, stride = b == 0 ? stage.stride : 1;
-      c.Add(in, stage.width, 1, r);
-      r /= stride;  // on the 3x3 conv (v1.5)
-      c.Add(stage.width, stage.width, 3, r);
-      c.Add(stage.width, out, 1, r);
-      if (stride != 1 || in != out) c.Add(in, out, 1, r);  // the downsample path
-    }
-  }
-  c.macs += static_cast<double>(out) * size.classes;  // the classifier
-  c.weights += static_cast<double>(out) * size.classes;
-  return c;
-}
-
-// One forward. FLOP: the convolutions. Bytes: every conv output written, read and
-// written by BatchNorm and ReLU, read by the next layer (6 passes), in train mode read
-// once more for the batch statistics; the weights read once.
+// One forward. FLOP: the convolutions (and ResNet-50's classifier: ResNetConvWork).
+// Bytes: every conv output written, read and written by BatchNorm and ReLU, read by the
+// next layer (6 passes), in train mode read once more for the batch statistics; the
+// weights read once.
 trickbench::CaseWork Work(const trickbench::Instance& s) {
   const Shape shape = ShapeOf(s);
-  const Convs per_image = shape.resnet50 ? ResNetConvs(wl::ResNetSize{}, shape.image)
-                                         : SmallCnnConvs(shape.cnn, shape.image);
+  const wl::ConvWork per_image = shape.resnet50 ? wl::ResNetConvWork(wl::ResNetSize{}, shape.image)
+                                                : SmallCnnConvWork(shape.cnn, shape.image);
   const double n = static_cast<double>(shape.batch), weights = per_image.weights;
   const double outputs = per_image.outputs * n;
   const double passes = TrainMath(s.variant) ? 7 : 6;

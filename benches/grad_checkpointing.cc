@@ -216,36 +216,34 @@ int64_t Recomputed(const trickbench::Instance& s, int64_t depth) {
   return depth * (segments - 1) / segments;
 }
 
-// One training step of the Bottleneck stack. MACs per pixel of a Bottleneck: its 1x1,
-// 3x3 and 1x1 convs (and the first one's 1x1 downsample); backward twice the forward's
-// (data and weight gradients), less the data gradient of the convs that read the input,
-// which needs none; checkpoint_sqrt one more forward of the recomputed blocks (the first
-// ones). Bytes: each conv output written and read about six times in forward and backward
-// (BatchNorm, ReLU, the residual, their gradients), the recomputed blocks' six more; the
-// weights read twice, their grads written, SGD's pass over both. Working set: the weights
-// three times and what the baseline keeps for backward, per pixel the input's 64 channels
-// and per block four 64-channel tensors (conv1, ReLU, conv2, ReLU outputs) and two of 256
-// (conv3's output, the block's).
+// One training step of the Bottleneck stack. The forward: its convolutions as
+// workloads::StageConvWork counts them, and the classifier; backward twice the forward's
+// (data and weight gradients), less the data gradient of the convs that read the input
+// (the first block's conv1 and downsample), which needs none; checkpoint_sqrt one more
+// forward of the recomputed blocks (the first ones: the stack of that many). Bytes: each
+// conv output written and read about six times in forward and backward (BatchNorm, ReLU,
+// the residual, their gradients), the recomputed blocks' six more; the weights read
+// twice, their grads written, SGD's pass over both. Working set: the weights three times
+// and what the baseline keeps for backward, per pixel the input's 64 channels and per
+// block four 64-channel tensors (conv1, ReLU, conv2, ReLU outputs) and two of 256 (conv3's
+// output, the block's).
 trickbench::CaseWork BottleneckWork(const trickbench::Instance& s, const Shape& shape) {
   const wl::StageShape layer1 = Layer1(shape.depth);
   const double in = static_cast<double>(layer1.in_channels), w = static_cast<double>(layer1.width);
   const double out = w * wl::kBottleneckExpansion;
-  const double pixels = static_cast<double>(shape.resolution) * shape.resolution * shape.batch;
-  const double downsample = in * out;  // ResNetStage's first block widens in to out
-  const double first_block = in * w + 9 * w * w + w * out + downsample;
-  const double block = out * w + 9 * w * w + w * out;
-  // Weights (= MACs per pixel) and conv output channels of the first n blocks.
-  auto blocks = [&](int64_t n) { return n == 0 ? 0 : first_block + (n - 1) * block; };
-  auto outputs = [&](int64_t n) { return n == 0 ? 0 : n * (2 * w + out) + out; };
-  const int64_t recomputed = Recomputed(s, shape.depth);
-  const double forward = blocks(shape.depth) * pixels + out * kCudaClasses * shape.batch;
-  const double input_data_grads = (in * w + downsample) * pixels;
-  const double weights = blocks(shape.depth) + out * kCudaClasses;
+  const double n = static_cast<double>(shape.batch);
+  const double pixels = static_cast<double>(shape.resolution) * shape.resolution * n;
+  // Per image.
+  const wl::ConvWork stack = wl::StageConvWork(layer1, shape.resolution);
+  const wl::ConvWork recomputed =
+      wl::StageConvWork(Layer1(Recomputed(s, shape.depth)), shape.resolution);
+  const double forward = (stack.macs + out * kCudaClasses) * n;
+  const double input_data_grads = (in * w + in * out) * pixels;
+  const double weights = stack.weights + out * kCudaClasses;
   const double saved = in + static_cast<double>(shape.depth) * (4 * w + 2 * out);
-  return {
-      .flop = 2 * (3 * forward - input_data_grads + blocks(recomputed) * pixels),
-      .bytes = 4 * (6 * weights + 12 * (outputs(shape.depth) + outputs(recomputed) / 2) * pixels),
-      .working_set = 4 * (3 * weights + saved * pixels)};
+  return {.flop = 2 * (3 * forward - input_data_grads + recomputed.macs * n),
+          .bytes = 4 * (6 * weights + 12 * (stack.outputs + recomputed.outputs / 2) * n),
+          .working_set = 4 * (3 * weights + saved * pixels)};
 }
 
 // One training step of SmallCnn: the forward's convolutions (a block is two 3x3 convs at

@@ -27,6 +27,18 @@ torch::nn::Conv2d Conv(int64_t in, int64_t out, int64_t kernel, int64_t stride) 
   return conv;
 }
 
+// Whether a Bottleneck needs the 1x1 conv on its skip path: the one rule BottleneckImpl
+// builds by and StageConvWork counts by.
+bool Downsamples(int64_t in_channels, int64_t out_channels, int64_t stride) {
+  return stride != 1 || in_channels != out_channels;
+}
+
+// The output side of a window of `kernel` padded by kernel / 2: Conv()'s convolutions,
+// and the stem's 3x3 max pool.
+int64_t OutputSide(int64_t side, int64_t kernel, int64_t stride) {
+  return (side + 2 * (kernel / 2) - kernel) / stride + 1;
+}
+
 }  // namespace
 
 BottleneckImpl::BottleneckImpl(int64_t in_channels, int64_t width, int64_t stride) : width_(width) {
@@ -36,7 +48,7 @@ BottleneckImpl::BottleneckImpl(int64_t in_channels, int64_t width, int64_t strid
   bn2 = register_module("bn2", torch::nn::BatchNorm2d(width));
   conv3 = register_module("conv3", Conv(width, out_channels(), 1, 1));
   bn3 = register_module("bn3", torch::nn::BatchNorm2d(out_channels()));
-  if (stride != 1 || in_channels != out_channels()) {
+  if (Downsamples(in_channels, out_channels(), stride)) {
     downsample = register_module("downsample",
                                  torch::nn::Sequential(Conv(in_channels, out_channels(), 1, stride),
                                                        torch::nn::BatchNorm2d(out_channels())));
@@ -101,6 +113,62 @@ torch::Tensor ResNetImpl::forward(torch::Tensor x) {
   x = Stem(x);
   for (auto& stage : stages_) x = stage->forward(x);
   return Head(x);
+}
+
+int64_t ConvWork::AddConv(int64_t in, int64_t out, int64_t kernel, int64_t side, int64_t stride) {
+  const int64_t out_side = OutputSide(side, kernel, stride);
+  const double weight = static_cast<double>(in) * static_cast<double>(out * kernel * kernel);
+  const double pixels = static_cast<double>(out_side * out_side);
+  macs += weight * pixels;
+  inputs += static_cast<double>(in * side * side);
+  outputs += static_cast<double>(out) * pixels;
+  weights += weight;
+  return out_side;
+}
+
+ConvWork& ConvWork::operator+=(const ConvWork& other) {
+  macs += other.macs;
+  inputs += other.inputs;
+  outputs += other.outputs;
+  weights += other.weights;
+  return *this;
+}
+
+ConvWork StageConvWork(const StageShape& shape, int64_t side) {
+  if (shape.blocks < 0) {
+    throw std::invalid_argument("StageConvWork: " + std::to_string(shape.blocks) + " blocks");
+  }
+  ConvWork work;
+  const int64_t out = shape.width * kBottleneckExpansion;
+  for (int64_t b = 0; b < shape.blocks; ++b) {
+    // As ResNetStage builds them: the first Bottleneck alone takes the stage's input
+    // channels and strides (on its 3x3 conv and its downsample).
+    const int64_t in = b == 0 ? shape.in_channels : out;
+    const int64_t stride = b == 0 ? shape.stride : 1;
+    work.AddConv(in, shape.width, 1, side, 1);
+    const int64_t out_side = work.AddConv(shape.width, shape.width, 3, side, stride);
+    work.AddConv(shape.width, out, 1, out_side, 1);
+    if (Downsamples(in, out, stride)) work.AddConv(in, out, 1, side, stride);
+    side = out_side;
+  }
+  return work;
+}
+
+ConvWork ResNetConvWork(const ResNetSize& size, int64_t image) {
+  ConvWork work;
+  int64_t side = work.AddConv(size.in_channels, size.base_width, 7, image, 2);
+  side = OutputSide(side, 3, 2);  // the stem's max pool
+  int64_t features = 0;           // the last stage's output channels: the classifier's input
+  for (int64_t i = 0; i < 4; ++i) {
+    const StageShape stage = ResNetStageShape(size, i);
+    work += StageConvWork(stage, side);
+    side = OutputSide(side, 3, stage.stride);
+    features = stage.width * kBottleneckExpansion;
+  }
+  const double classifier = static_cast<double>(features) * static_cast<double>(size.classes);
+  work.macs += classifier;
+  work.weights += classifier;
+  return work;
 }
 
 }  // namespace trickbench::workloads

@@ -15,6 +15,9 @@
 //   auto layer3 = ResNetStage(ResNetStageShape(ResNetSize{}, 2));
 //   auto y = layer3->forward(torch::randn({8, 512, 14, 14}));  // [8, 1024, 14, 14]
 //
+//   // A forward's work, counted from the architecture (for a trick's Work()):
+//   const ConvWork work = ResNetConvWork(ResNetSize{}, 224);  // work.macs: 4.09e9 an image
+//
 // Plain modules throughout: a channels_last input runs as it is.
 #pragma once
 
@@ -100,5 +103,31 @@ class ResNetImpl : public torch::nn::Module {
   torch::nn::Linear fc_{nullptr};
 };
 TORCH_MODULE(ResNet);
+
+// What the convolutions (and, for a whole network, the classifier) of one forward do per
+// image, counted from the architecture as ResNet() and ResNetStage() build it: what a
+// trick's Work() derives its FLOP, traffic and working set from, so that every trick on
+// these modules sizes them alike. BatchNorm, ReLU, pooling and the residual sums are left
+// out (under 1 % of ResNet-50's multiply-adds).
+struct ConvWork {
+  double macs = 0;     // multiply-adds of the convolutions and the classifier
+  double inputs = 0;   // elements the convolutions read (the classifier's left out)
+  double outputs = 0;  // elements the convolutions write (the classifier's left out)
+  double weights = 0;  // of the convolutions and the classifier; biases and BatchNorm's left out
+
+  // Counts a convolution padded by kernel / 2, as ResNet's and SmallCnn's are, on
+  // `side` x `side` inputs; returns its output's side.
+  int64_t AddConv(int64_t in, int64_t out, int64_t kernel, int64_t side, int64_t stride);
+  ConvWork& operator+=(const ConvWork& other);
+};
+
+// What ResNetStage(shape) does on `side` x `side` inputs. The first n Bottlenecks of a
+// stage are the stage of n blocks, so set shape.blocks to count them; 0 counts nothing.
+ConvWork StageConvWork(const StageShape& shape, int64_t side);
+
+// What ResNet(size) does on `image` x `image` inputs: stem, four stages, classifier.
+// ResNet-50 at 224x224: 4.09e9 multiply-adds (torchvision's "4.09 GFLOPS") and 25.50 M
+// weights (its 25.56 M parameters less BatchNorm's and the classifier's bias).
+ConvWork ResNetConvWork(const ResNetSize& size, int64_t image);
 
 }  // namespace trickbench::workloads

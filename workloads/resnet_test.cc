@@ -1,13 +1,16 @@
 #include <torch/nn/functional/loss.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/conv.h>
+#include <torch/nn/modules/linear.h>
 #include <torch/utils.h>
 
 #include "workloads/resnet.h"
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace trickbench::workloads {
@@ -117,6 +120,123 @@ TEST(SmallResNet, RunsAChannelsLastInputAsItIs) {
   const auto expected = model->forward(input);
   const auto got = model->forward(input.contiguous(torch::MemoryFormat::ChannelsLast));
   EXPECT_TRUE(torch::allclose(got, expected, /*rtol=*/1e-4, /*atol=*/1e-5));
+}
+
+void ExpectSameWork(const ConvWork& got, const ConvWork& want) {
+  EXPECT_EQ(got.macs, want.macs);
+  EXPECT_EQ(got.inputs, want.inputs);
+  EXPECT_EQ(got.outputs, want.outputs);
+  EXPECT_EQ(got.weights, want.weights);
+}
+
+// ConvWork measured instead of counted: every conv of `model` run, one image, on the
+// tensor its forward gives it, and the classifier's weight read off the module.
+ConvWork RunAndMeasure(ResNetImpl& model, const torch::Tensor& image) {
+  ConvWork work;
+  auto run = [&work](torch::nn::Conv2dImpl& conv, const torch::Tensor& x) {
+    const torch::Tensor y = conv.forward(x);
+    const int64_t weight = conv.weight.numel();
+    work.macs += static_cast<double>(y.numel() * (weight / conv.weight.size(0)));
+    work.inputs += static_cast<double>(x.numel());
+    work.outputs += static_cast<double>(y.numel());
+    work.weights += static_cast<double>(weight);
+    return y;
+  };
+  const auto children = model.named_children();
+  run(*children["conv1"]->as<torch::nn::Conv2dImpl>(), image);
+  torch::Tensor x = model.Stem(image);
+  for (int64_t i = 0; i < 4; ++i) {
+    for (const auto& block : *model.stage(i)) {
+      auto& b = *block.ptr<BottleneckImpl>();
+      run(*b.conv3, run(*b.conv2, run(*b.conv1, x)));
+      if (b.downsample) run(*b.downsample[0]->as<torch::nn::Conv2dImpl>(), x);
+      x = b.forward(x);
+    }
+  }
+  const double fc =
+      static_cast<double>(children["fc"]->as<torch::nn::LinearImpl>()->weight.numel());
+  work.macs += fc;
+  work.weights += fc;
+  return work;
+}
+
+TEST(ConvWork, ResNet50At224IsTorchvisionsFourGigaMultiplyAdds) {
+  const ConvWork work = ResNetConvWork(ResNetSize{}, 224);
+  EXPECT_NEAR(work.macs, 4.09e9, 0.005 * 4.09e9);  // torchvision's "4.09 GFLOPS"
+  // The model's parameters less BatchNorm's and the classifier's bias: those with more
+  // than one dimension, every conv's weight and the classifier's.
+  const ResNet model;
+  int64_t weights = 0, vectors = 0;
+  for (const auto& p : model->parameters()) (p.dim() > 1 ? weights : vectors) += p.numel();
+  EXPECT_EQ(vectors, 2 * 26'560 + 1'000);  // 53 BatchNorms' weight and bias, fc.bias
+  EXPECT_EQ(work.weights, static_cast<double>(weights));
+  EXPECT_NEAR(work.weights, 25.5e6, 0.005 * 25.5e6);
+}
+
+TEST(ConvWork, CountsWhatTheModulesRunAtSidesThatDoNotHalveEvenly) {
+  for (const auto& [size, image] :
+       {std::pair{ResNetSize{}, int64_t{50}}, std::pair{kSmallResNet, int64_t{37}}}) {
+    torch::manual_seed(0);
+    ResNet model(size);
+    model->eval();
+    torch::NoGradGuard no_grad;
+    SCOPED_TRACE("base width " + std::to_string(size.base_width) + ", image " +
+                 std::to_string(image));
+    ExpectSameWork(ResNetConvWork(size, image),
+                   RunAndMeasure(*model, torch::randn({1, size.in_channels, image, image})));
+  }
+}
+
+TEST(StageConvWork, TheStagesStemAndClassifierMakeUpTheNetwork) {
+  const ResNetSize size;
+  ConvWork sum;
+  EXPECT_EQ(sum.AddConv(3, 64, 7, 224, 2), 112);  // the stem's conv, max-pooled to 56
+  const int64_t sides[] = {56, 56, 28, 14};       // each stage's input
+  for (int64_t i = 0; i < 4; ++i) sum += StageConvWork(ResNetStageShape(size, i), sides[i]);
+  sum.macs += 2048.0 * 1000;  // the classifier
+  sum.weights += 2048.0 * 1000;
+  ExpectSameWork(ResNetConvWork(size, 224), sum);
+}
+
+TEST(StageConvWork, AStridedStageWorksAtHalfItsInputsSideAfterTheFirstThreeByThree) {
+  // layer2 of ResNet-50 on 56x56: 256 channels in, 128 wide, 512 out, 4 blocks.
+  const ConvWork work = StageConvWork(ResNetStageShape(ResNetSize{}, 1), 56);
+  const double big = 56 * 56, small = 28 * 28;
+  // The first block: conv1 at 56x56; conv2 (stride 2), conv3 and the downsample at 28x28.
+  const double first_macs =
+      256 * 128 * big + 128 * 128 * 9 * small + 128 * 512 * small + 256 * 512 * small;
+  const double first_outputs = 128 * big + (128 + 512 + 512) * small;
+  const double first_inputs = 256 * big + 128 * big + 128 * small + 256 * big;
+  // Three more at 28x28, 512 -> 128 -> 128 -> 512.
+  const double block_macs = (512 * 128 + 128 * 128 * 9 + 128 * 512) * small;
+  EXPECT_EQ(work.macs, first_macs + 3 * block_macs);
+  EXPECT_EQ(work.outputs, first_outputs + 3 * (128 + 128 + 512) * small);
+  EXPECT_EQ(work.inputs, first_inputs + 3 * (512 + 128 + 128) * small);
+}
+
+TEST(StageConvWork, EachFurtherBlockAddsOneBottleneckWithoutDownsampling) {
+  StageShape layer1 = ResNetStageShape(ResNetSize{}, 0);  // 64 -> 64 -> 256, stride 1
+  const double pixels = 56 * 56, weights = 256 * 64 + 64 * 64 * 9 + 64 * 256;
+  const ConvWork plain{.macs = weights * pixels,
+                       .inputs = (256 + 64 + 64) * pixels,
+                       .outputs = (64 + 64 + 256) * pixels,
+                       .weights = weights};
+  std::vector<ConvWork> by_blocks;
+  for (int64_t blocks = 0; blocks <= 3; ++blocks) {
+    layer1.blocks = blocks;
+    by_blocks.push_back(StageConvWork(layer1, 56));
+  }
+  ExpectSameWork(by_blocks[0], ConvWork{});
+  // The first block widens 64 channels to 256 through its downsample.
+  EXPECT_EQ(by_blocks[1].weights, 64 * 64 + 64 * 64 * 9 + 64 * 256 + 64 * 256);
+  for (size_t n = 2; n < by_blocks.size(); ++n) {
+    ConvWork expected = by_blocks[n - 1];
+    expected += plain;
+    SCOPED_TRACE(n);
+    ExpectSameWork(by_blocks[n], expected);
+  }
+  layer1.blocks = -1;
+  EXPECT_THROW(StageConvWork(layer1, 56), std::invalid_argument);
 }
 
 }  // namespace
