@@ -9,7 +9,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "common/interference.h"
+#include "common/minor_faults_testing.h"
 
 namespace trickbench {
 namespace {
@@ -26,14 +26,8 @@ void TouchAndFree(size_t bytes) {
   std::free(p);
 }
 
-// Minor faults per 4 MB temporary (malloc, touch every page, free), after iterations
-// that settle the heap.
 double FaultsPerTemporary() {
-  for (int i = 0; i < 10; ++i) TouchAndFree(kTemporary);
-  constexpr int kIterations = 20;
-  const Interference before = SampleInterference();
-  for (int i = 0; i < kIterations; ++i) TouchAndFree(kTemporary);
-  return static_cast<double>((SampleInterference() - before).minor_faults) / kIterations;
+  return MinorFaultsPerCall([] { TouchAndFree(kTemporary); }, /*settle=*/10);
 }
 
 TEST(GlibcAllocator, FreshPagesFaultEveryTemporaryInAndReusedPagesDoNot) {
