@@ -91,6 +91,22 @@ std::vector<size_t> WrittenInputs(const OpTraceScope::State& s, const Started& s
   return written;
 }
 
+// An in-place op that writes data (aten::fill_, zero_, add_, copy_): written whether or
+// not its bytes changed. Judged by the hash alone, a fill_(0) into a buffer that
+// happened to hold zeros already (the allocator's leftovers: a reduction's output
+// reused) looked like it wrote nothing and was dropped, in one run and not the other,
+// and two equal runs were said to take different code paths (gate_test saw it about
+// once in ten runs). The in-place ops that change only metadata stay pass-through.
+bool WritesInPlace(const std::string& op) {
+  // By base name: autograd records some without the "aten::" (zero_grad's "detach_").
+  static const std::unordered_set<std::string> kMetadataOnly = {
+      "detach_",  "as_strided_", "resize_",    "resize_as_", "set_",      "requires_grad_",
+      "squeeze_", "unsqueeze_",  "transpose_", "t_",         "swapdims_", "swapaxes_"};
+  const size_t colons = op.rfind("::");
+  const std::string base = colons == std::string::npos ? op : op.substr(colons + 2);
+  return !base.empty() && base.back() == '_' && !kMetadataOnly.count(base);
+}
+
 // An op that wrote nothing and returns nothing but (views of) its inputs: aten::t,
 // as_strided, resolve_conj on a tensor without the conjugate bit, detach_, the autograd
 // engine's markers. It cannot be where two runs part; it is often handed a kernel's
@@ -99,7 +115,7 @@ std::vector<size_t> WrittenInputs(const OpTraceScope::State& s, const Started& s
 // it depends on state that differs between equal runs (zero_grad detaches the gradients
 // a resumed process does not have yet). So it is not recorded; its consumers are.
 bool PassesThrough(const Started& started, const at::RecordFunction& fn, bool wrote) {
-  if (wrote) return false;
+  if (wrote || WritesInPlace(fn.name())) return false;
   std::unordered_set<const void*> input_storages;
   for (const at::Tensor& t : started.tensors) input_storages.insert(StorageOf(t));
   bool all_inputs = true;
