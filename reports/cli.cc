@@ -32,8 +32,9 @@ constexpr char kCompareUsage[] = R"(usage: bazel run //reports:compare -- OLD NE
 OLD and NEW are two report.json files or two per-trick result files (not one of each).
 Per setting, the change of its speedup over its baseline (new/old, interval, p), with
 Holm's correction over all settings and one of four outcomes: faster or slower (corrected
-p < --alpha and beyond --min_effect), unchanged (interval inside +-min_effect), unknown
-(with the processes and rounds that would settle it). Absolute times are tested only
+p < --alpha and beyond --min_effect), unchanged (two one-sided tests at --alpha: the
+90 % interval inside +-min_effect), unknown (with the processes and rounds that would
+settle it). Absolute times are tested only
 when OLD and NEW are old/report.json and new/report.json of one A/B session (run_all
 --ab), over the pairs of processes; otherwise shown, not tested. Warns when the
 environments (device, LibTorch, threads, BLAS, determinism) or the machine's state

@@ -10,8 +10,9 @@
 // - primary, per setting (trick, case, variant): the change of its speedup over its
 //   baseline (stats::CompareSpeedups), which cancels the drift that hits both variants of
 //   a run alike; Holm over all settings and three outcomes (stats::Decide): faster /
-//   slower (corrected p < alpha and beyond min_effect), unchanged (interval inside
-//   +-min_effect), unknown (with the processes and rounds that would settle it);
+//   slower (corrected p < alpha and beyond min_effect), unchanged (two one-sided tests
+//   at alpha: the 90 % interval inside +-min_effect), unknown (with the processes and
+//   rounds that would settle it);
 // - absolute times per timed variant (a case's variant, baselines included): two sessions differ by the machine's drift (20-40 %
 //   here), which no test over one session's samples sees, so they are tested only when
 //   the two reports are the two sides of one A/B session (run_all --ab: same seed, roles

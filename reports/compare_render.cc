@@ -55,8 +55,10 @@ std::string OutcomeText(const SpeedupChange& s) {
 
 std::string RuleText(const stats::DecisionRule& r) {
   return "Holm-corrected p < " + FormatFixed(r.alpha, 2) + " and beyond ±" +
-         FormatPercent(r.min_effect, 1, false) + "; unchanged = interval inside ±" +
-         FormatPercent(r.min_effect, 1, false);
+         FormatPercent(r.min_effect, 1, false) + "; unchanged = the " +
+         FormatPercent(1 - 2 * r.alpha, 0, false) + " interval inside ±" +
+         FormatPercent(r.min_effect, 1, false) + " (two one-sided tests at " +
+         FormatFixed(r.alpha, 2) + ")";
 }
 
 std::string Counts(const std::vector<stats::Change>& changes) {

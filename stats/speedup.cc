@@ -228,6 +228,8 @@ Change CompareSpeedups(const Speedup& old_s, const Speedup& new_s, double confid
   c.ratio = std::exp(d);
   c.low = std::exp(d - t * se);
   c.high = std::exp(d + t * se);
+  c.log_se = se;
+  c.dof = std::isfinite(dof) ? dof : 0;
   c.p_value = TwoSidedTP(d, se, dof);
   c.p_adjusted = c.p_value;
   return c;
@@ -245,6 +247,8 @@ Change ComparePaired(const std::vector<double>& log_ratios, double confidence) {
   c.ratio = std::exp(d);
   c.low = std::exp(d - t * se);
   c.high = std::exp(d + t * se);
+  c.log_se = se;
+  c.dof = dof;
   c.p_value = TwoSidedTP(d, se, dof);
   c.p_adjusted = c.p_value;
   return c;
@@ -274,14 +278,22 @@ void Decide(std::vector<Change>* changes, const DecisionRule& rule) {
     Change& c = (*changes)[i];
     c.p_adjusted = adjusted[i];
     const double effect = std::log(c.ratio);
+    const auto [low, high] = EquivalenceInterval(c, rule.alpha);
     if (c.p_adjusted < rule.alpha && std::fabs(effect) > m) {
       c.outcome = effect > 0 ? ChangeOutcome::kFaster : ChangeOutcome::kSlower;
-    } else if (std::log(c.low) > -m && std::log(c.high) < m) {
+    } else if (std::log(low) > -m && std::log(high) < m) {
       c.outcome = ChangeOutcome::kUnchanged;
     } else {
       c.outcome = ChangeOutcome::kUnknown;
     }
   }
+}
+
+std::pair<double, double> EquivalenceInterval(const Change& c, double alpha) {
+  const double dof = c.dof > 0 ? c.dof : std::numeric_limits<double>::infinity();
+  const double half = StudentTQuantile(1 - alpha, dof) * c.log_se;
+  const double d = std::log(c.ratio);
+  return {std::exp(d - half), std::exp(d + half)};
 }
 
 double MinimumDetectableEffect(const Speedup& s, double alpha, double power) {

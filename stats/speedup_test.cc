@@ -222,15 +222,23 @@ TEST(Holm, AdjustsInStepDownOrder) {
   EXPECT_NEAR(adj[3], 0.5, 1e-12);
 }
 
+// A change of log ratio d with standard error se on 10 degrees of freedom.
+Change Made(double ratio, double se, double p) {
+  Change c;
+  c.ratio = ratio;
+  c.log_se = se;
+  c.dof = 10;
+  c.low = ratio * std::exp(-2.228 * se);  // the 95 % interval, as CompareSpeedups sets it
+  c.high = ratio * std::exp(2.228 * se);
+  c.p_value = p;
+  return c;
+}
+
 TEST(Decide, ThreeOutcomes) {
-  Change faster;
-  faster.ratio = 1.2, faster.low = 1.15, faster.high = 1.25, faster.p_value = 1e-6;
-  Change tiny;  // significant but within the minimum effect: not a finding
-  tiny.ratio = 1.02, tiny.low = 1.01, tiny.high = 1.03, tiny.p_value = 1e-6;
-  Change wide;
-  wide.ratio = 1.1, wide.low = 0.8, wide.high = 1.5, wide.p_value = 0.4;
-  Change slower;
-  slower.ratio = 0.8, slower.low = 0.75, slower.high = 0.85, slower.p_value = 1e-5;
+  const Change faster = Made(1.2, 0.02, 1e-6);
+  const Change tiny = Made(1.02, 0.005, 1e-6);  // significant but within the minimum effect
+  const Change wide = Made(1.1, 0.15, 0.4);
+  const Change slower = Made(0.8, 0.03, 1e-5);
   std::vector<Change> c = {faster, tiny, wide, slower};
   Decide(&c);
   EXPECT_EQ(c[0].outcome, ChangeOutcome::kFaster);
@@ -238,6 +246,55 @@ TEST(Decide, ThreeOutcomes) {
   EXPECT_EQ(c[2].outcome, ChangeOutcome::kUnknown);
   EXPECT_EQ(c[3].outcome, ChangeOutcome::kSlower);
   EXPECT_EQ(ChangeOutcomeName(c[2].outcome), "unknown");
+}
+
+// "unchanged" reads the 90 % interval (two one-sided tests at 0.05), not the 95 % one:
+// a change of 1.01 with se 0.019 on 10 dof has the 95 % interval [0.968, 1.054], over
+// the 5 % margin, and the 90 % one [0.976, 1.045], inside it.
+TEST(Decide, UnchangedIsTwoOneSidedTestsAtAlpha) {
+  std::vector<Change> c = {Made(1.01, 0.019, 0.6)};
+  ASSERT_GT(c[0].high, 1.05);
+  const auto [low, high] = EquivalenceInterval(c[0], 0.05);
+  EXPECT_NEAR(low, 1.01 * std::exp(-1.812 * 0.019), 1e-3);  // t(0.95, 10) = 1.812
+  EXPECT_NEAR(high, 1.01 * std::exp(1.812 * 0.019), 1e-3);
+  Decide(&c);
+  EXPECT_EQ(c[0].outcome, ChangeOutcome::kUnchanged);
+  // A stricter alpha widens the equivalence interval past the margin.
+  std::vector<Change> strict = {Made(1.01, 0.019, 0.6)};
+  Decide(&strict, {/*alpha=*/0.01, /*min_effect=*/0.05});
+  EXPECT_EQ(strict[0].outcome, ChangeOutcome::kUnknown);
+}
+
+// The equivalence test's error: two runs whose true speedups differ by exactly the
+// margin (5 %) are called "unchanged" at most alpha of the time (the TOST's size; the
+// 95 %-interval rule held it at alpha / 2 and decided fewer A/A pairs, both printed).
+TEST(Decide, AChangeOfTheMarginIsCalledUnchangedAtMostAlpha) {
+  Scenario sc;  // 4 processes a side, as a short run gives a setting
+  Scenario moved = sc;
+  moved.true_log_speedup = std::log(1.05);
+  const int n = 2000;
+  int wrongly_unchanged = 0, aa_unchanged = 0, aa_unchanged_95 = 0;
+  for (int i = 0; i < n; ++i) {
+    SpeedupOptions o;
+    o.seed = i;
+    const Speedup a = EstimateSpeedup(Simulate(sc, 500000 + 3 * i).LogRatios(), o);
+    const Speedup b = EstimateSpeedup(Simulate(moved, 500001 + 3 * i).LogRatios(), o);
+    const Speedup a2 = EstimateSpeedup(Simulate(sc, 500002 + 3 * i).LogRatios(), o);
+    std::vector<Change> c = {CompareSpeedups(a, b), CompareSpeedups(a, a2)};
+    aa_unchanged_95 += std::log(c[1].low) > -std::log(1.05) && std::log(c[1].high) < std::log(1.05);
+    for (Change& one : c) {
+      std::vector<Change> alone = {one};
+      Decide(&alone);
+      one = alone[0];
+    }
+    wrongly_unchanged += c[0].outcome == ChangeOutcome::kUnchanged;
+    aa_unchanged += c[1].outcome == ChangeOutcome::kUnchanged;
+  }
+  std::cout << "true change 5 %: called unchanged " << wrongly_unchanged << " of " << n
+            << "; A/A unchanged: " << aa_unchanged << " (95 % interval inside: " << aa_unchanged_95
+            << ")\n";
+  EXPECT_LE(static_cast<double>(wrongly_unchanged) / n, 0.05 + 3 * 0.0049);
+  EXPECT_GT(aa_unchanged, aa_unchanged_95);
 }
 
 TEST(MinimumDetectableEffect, ShrinksWithTheStandardError) {
