@@ -39,6 +39,28 @@ std::string CasePrefix(const std::string& case_name) {
 
 }  // namespace
 
+void VariantMemory::AfterSetUp(const Trick& trick) {
+  vc_->setup_bytes = meter_.live_bytes();
+  vc_->items_per_run = trick.ItemsPerRun();
+  meter_.ResetPeak();
+  allocations_before_ = meter_.allocations();
+}
+
+void VariantMemory::AfterSteps() {
+  vc_->peak_bytes = meter_.peak_bytes();
+  vc_->run_peak_bytes = vc_->peak_bytes - vc_->setup_bytes;
+  vc_->allocations = meter_.allocations() - allocations_before_;
+}
+
+results::VariantCheck CheckedByProcess1(const std::string& variant) {
+  results::VariantCheck vc;
+  vc.name = variant;
+  vc.equivalent = true;
+  vc.active = true;
+  vc.equivalence_detail = kCheckedByProcess1;
+  return vc;
+}
+
 std::string DescribeException(const std::exception& e) {
   std::string what = e.what();
   const auto nl = what.find('\n');
@@ -62,7 +84,7 @@ CheckReport RunChecks(const TrickDef& def, const torch::Device& device, uint64_t
     const std::string where_case = case_name.empty() ? "" : case_name + "/";
     for (size_t vi = 0; vi < def.variants().size(); ++vi) {
       const auto& variant = def.variants()[vi];
-      results::VariantCheck vc;
+      results::VariantCheck vc = full ? results::VariantCheck{} : CheckedByProcess1(variant.name);
       vc.name = variant.name;
       const std::string where = where_case + variant.name;
       try {
@@ -72,14 +94,11 @@ CheckReport RunChecks(const TrickDef& def, const torch::Device& device, uint64_t
         {
           // The instance lives in this scope only: the next variant's meters see none
           // of its tensors.
-          CpuMemoryMeter meter;
+          VariantMemory memory(&vc);
           auto trick = def.Make();
           SetUpInstance(*trick, def.NewInstance(case_name, device, variant.name));
-          vc.setup_bytes = meter.live_bytes();
-          vc.items_per_run = trick->ItemsPerRun();
-          meter.ResetPeak();  // SetUp's temporaries are not the variant's cost
+          memory.AfterSetUp(*trick);  // SetUp's temporaries are not the variant's cost
           const auto device_meter = timing ? timing->MeterDeviceMemory() : nullptr;
-          const int64_t allocs_before = meter.allocations();
           const bool mutated = vi > 0 && mutation != Mutation::kNone;
           const auto& body = mutated && mutation == Mutation::kBaselineBody
                                  ? def.variants().front().body
@@ -93,9 +112,7 @@ CheckReport RunChecks(const TrickDef& def, const torch::Device& device, uint64_t
             if (ops) last_ops = ops->counts();
           }
           trick->SetOpsRun(std::move(last_ops));
-          vc.peak_bytes = meter.peak_bytes();
-          vc.run_peak_bytes = vc.peak_bytes - vc.setup_bytes;
-          vc.allocations = meter.allocations() - allocs_before;
+          memory.AfterSteps();
           // The device's peak is read before Result(): the copies Result() makes are the
           // harness's, not the variant's.
           std::map<std::string, double> device_counters;
@@ -108,15 +125,12 @@ CheckReport RunChecks(const TrickDef& def, const torch::Device& device, uint64_t
           for (const auto& [name, value] : device_counters) vc.counters[name] = value;
         }
         vc.active = vc.inactive_reason.empty();
-        if (!full) {
-          vc.equivalent = true;
-          vc.equivalence_detail = kCheckedByProcess1;
-        } else if (vi == 0) {
+        if (full && vi == 0) {
           // On the host: kept on the device, it would count in every later variant's
           // device peak (the CUDA meter reads the allocator's whole peak).
           baseline = OnCpu(result);
           vc.equivalent = true;
-        } else {
+        } else if (full) {
           CompareWithBaseline(baseline, result, def.tolerance(), &vc);
           if (!vc.equivalent) {
             fail(where + " differs from " + def.variants().front().name + ": " +

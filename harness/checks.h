@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "determinism/fingerprint.h"
+#include "harness/memory.h"
 #include "harness/timing.h"
 #include "harness/trick.h"
 #include "results/result_file.h"
@@ -58,6 +59,38 @@ enum class CheckScope {
   kMemoryOnly,  // equivalent and active recorded as true, with kCheckedByProcess1 as detail
 };
 inline constexpr char kCheckedByProcess1[] = "checked by process 1 of this run";
+
+// A variant's memory as its check meters it, wherever the instance lives: RunChecks
+// makes one per variant, and on the CPU the later processes of a run meter it while
+// the rounds build and warm up their instances (harness/rounds.cc), with no separate
+// pass. Constructed before the instance is made; AfterSetUp() once SetUp returned;
+// AfterSteps() after the CheckSteps() runs.
+//
+//   results::VariantCheck vc;
+//   VariantMemory memory(&vc);
+//   auto trick = def.Make();
+//   SetUpInstance(*trick, ...);
+//   memory.AfterSetUp(*trick);          // setup_bytes, items_per_run; the peak restarts
+//   for (int s = 0; s < def.check_steps(); ++s) body(*trick);
+//   memory.AfterSteps();                // peak_bytes, run_peak_bytes, allocations
+//
+// The meter counts from its own start, so instances made before it (the other
+// variants' in the rounds) are not in its figures. One at a time (CpuMemoryMeter).
+class VariantMemory {
+ public:
+  explicit VariantMemory(results::VariantCheck* vc) : vc_(vc) {}
+  void AfterSetUp(const Trick& trick);
+  void AfterSteps();
+
+ private:
+  CpuMemoryMeter meter_;
+  results::VariantCheck* vc_;
+  int64_t allocations_before_ = 0;
+};
+
+// The check record of a process that leaves equivalence and "in effect" to process 1:
+// both recorded as true, with kCheckedByProcess1 as the detail; memory to be metered.
+results::VariantCheck CheckedByProcess1(const std::string& variant);
 
 // Every case and variant: fresh seeded instance, SetUp, CheckSteps() runs under the
 // CPU memory meter (and `timing`'s device memory meter, if it has one), Result()

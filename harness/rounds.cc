@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "common/interference.h"
@@ -43,23 +44,35 @@ class CaseInstances {
         timing_(timing) {}
 
   // Builds and warms up every variant; false with *error naming the variant that failed.
-  bool Build(std::string* failed_variant, std::string* error) {
+  // With `memory`, each variant's memory is metered over its SetUp and first
+  // CheckSteps() warm-up runs (VariantMemory), as a memory-only check meters it.
+  bool Build(std::string* failed_variant, std::string* error, results::CaseChecks* memory) {
     for (const auto& spec : def_.variants()) {
       try {
+        std::optional<results::VariantCheck> vc;
+        std::optional<VariantMemory> meter;
+        if (memory) meter.emplace(&vc.emplace(CheckedByProcess1(spec.name)));
         SeedEverything(seed_);
         std::unique_ptr<Trick> trick = def_.Make();
         SetUpInstance(*trick, def_.NewInstance(def_.cases(device_)[ci_], device_, spec.name));
+        if (meter) meter->AfterSetUp(*trick);
         // Warm-up: first-touch page faults, lazy init, allocator caches, library plans.
         // Each warm-up run is a one-iteration sample of the timing backend, which waits
         // for the device: an unsynchronised loop timed by the host queued up to ~1000
         // CUDA launches in its 50 ms (seconds of device work, waited out untimed). So it
         // ends within warmup_seconds_ of device time plus one run, and after
-        // kMaxWarmupRuns runs at most.
+        // kMaxWarmupRuns runs at most (and never before the metered CheckSteps() runs).
         const Clock::time_point start = Clock::now();
+        const int metered_runs = meter ? def_.check_steps() : 0;
         int runs = 0;
         do {
           timing_.TimeSample(1, [&] { spec.body(*trick); });
-        } while (++runs < kMaxWarmupRuns && Since(start) < warmup_seconds_);
+          if (++runs == metered_runs) {
+            meter->AfterSteps();
+            meter.reset();  // the meter's bookkeeping is off before anything is timed
+            memory->variants.push_back(*vc);
+          }
+        } while (runs < metered_runs || (runs < kMaxWarmupRuns && Since(start) < warmup_seconds_));
         tricks_.push_back(std::move(trick));
       } catch (const std::exception& e) {
         *failed_variant = spec.name;
@@ -181,7 +194,9 @@ bool RunRounds(const TimedRunInput& in, TimingBackend& timing, TimedRun* run, st
     const Clock::time_point setup_start = Clock::now();
     CaseInstances instances(def, ci, in.device, in.opts.seed, warmup, timing);
     std::string failed_variant;
-    if (!instances.Build(&failed_variant, error)) {
+    results::CaseChecks memory;
+    memory.case_name = case_name;
+    if (!instances.Build(&failed_variant, error, in.meter_memory ? &memory : nullptr)) {
       *error = BenchmarkName(def, case_name, failed_variant) + ": " + *error;
       return false;
     }
@@ -233,6 +248,7 @@ bool RunRounds(const TimedRunInput& in, TimingBackend& timing, TimedRun* run, st
       return false;
     }
     run->rounds.push_back(std::move(out));
+    if (in.meter_memory) run->memory.push_back(std::move(memory));
   }
   return true;
 }

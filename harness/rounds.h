@@ -42,10 +42,20 @@ struct TimedRunInput {
   const TrickDef& def;
   const RunOptions& opts;
   const torch::Device& device;
+  // Meter each variant's CPU memory while its instance is built and warmed up, as a
+  // memory-only check would (VariantMemory over SetUp and the first CheckSteps()
+  // warm-up runs), into TimedRun::memory. Why: a run's later processes must meter memory
+  // (it varies between processes) but need no other check, and a separate pass of fresh
+  // instances cost them 12 % of a default run. CPU only: the CUDA meter reads the
+  // caching allocator's whole peak, which the other variants' live instances are in.
+  bool meter_memory = false;
 };
 
 struct TimedRun {
   std::vector<results::CaseRounds> rounds;  // one per case timed, in the trick's order
+  // With meter_memory: per case, each variant's check record (CheckedByProcess1) with
+  // its memory, in the trick's order.
+  std::vector<results::CaseChecks> memory;
   // Wall seconds, every case together: the instances' set-up, warm-up and calibration,
   // and the paired rounds themselves (the only part that measures).
   double setup_seconds = 0;

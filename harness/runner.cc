@@ -198,10 +198,16 @@ int TrickMain(int argc, char** argv) {
   results::PhaseSeconds& phases = tb.phase_seconds.emplace();
   PhaseClock clock;
   // Process 1 of a run checks equivalence and "in effect"; the later ones only meter
-  // memory, which varies between processes (harness/checks.h CheckScope).
+  // memory, which varies between processes (harness/checks.h CheckScope). On the CPU
+  // they meter it while the rounds build their instances, with no pass of its own
+  // (harness/rounds.h meter_memory); where no rounds follow (--check_only, --profile)
+  // or on CUDA, in a memory-only pass.
   const bool memory_only = opts.process > 1;
-  const CheckReport checks = RunChecks(def, device, opts.seed, timing.get(), Mutation::kNone,
-                                       memory_only ? CheckScope::kMemoryOnly : CheckScope::kFull);
+  const bool memory_in_rounds = memory_only && device.is_cpu() && !opts.check_only && !opts.profile;
+  const CheckReport checks =
+      memory_in_rounds ? CheckReport{}
+                       : RunChecks(def, device, opts.seed, timing.get(), Mutation::kNone,
+                                   memory_only ? CheckScope::kMemoryOnly : CheckScope::kFull);
   tb.checks_memory_only = memory_only;
   phases.checks = clock.Lap();
   tb.checks = checks.cases;
@@ -241,7 +247,8 @@ int TrickMain(int argc, char** argv) {
   file.context["load_avg"] = results::Json::array({load.load_1min});
   file.context["num_cpus"] = load.cpus;
   TimedRun run;
-  const bool timed = RunRounds({def, opts, device}, *timing, &run, &error);
+  const bool timed = RunRounds({def, opts, device, memory_in_rounds}, *timing, &run, &error);
+  if (memory_in_rounds) tb.checks = std::move(run.memory);
   phases.rounds_setup = run.setup_seconds;
   phases.rounds = run.rounds_seconds;
   tb.rounds = std::move(run.rounds);
