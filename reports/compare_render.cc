@@ -53,12 +53,19 @@ std::string OutcomeText(const SpeedupChange& s) {
   return out + ": more than 1000 processes would be needed";
 }
 
+// Alpha as it was given: 0.05, 0.025, 0.001 (never rounded to two places).
+std::string AlphaText(double alpha) {
+  std::string s = FormatFixed(alpha, 6);
+  while (s.size() > 4 && s.back() == '0') s.pop_back();
+  return s;
+}
+
 std::string RuleText(const stats::DecisionRule& r) {
-  return "Holm-corrected p < " + FormatFixed(r.alpha, 2) + " and beyond ±" +
+  return "Holm-corrected p < " + AlphaText(r.alpha) + " and beyond ±" +
          FormatPercent(r.min_effect, 1, false) + "; unchanged = the " +
          FormatPercent(1 - 2 * r.alpha, 0, false) + " interval inside ±" +
-         FormatPercent(r.min_effect, 1, false) + " (two one-sided tests at " +
-         FormatFixed(r.alpha, 2) + ")";
+         FormatPercent(r.min_effect, 1, false) + " (two one-sided tests at " + AlphaText(r.alpha) +
+         ")";
 }
 
 std::string Counts(const std::vector<stats::Change>& changes) {

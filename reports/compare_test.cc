@@ -140,6 +140,17 @@ TEST(Compare, ThreeOutcomesOnSimulatedRuns) {
   std::ostringstream out3, err3;
   EXPECT_EQ(CompareMain({old_r, new_r, "--fail_on_regression=10", "--min_effect=30"}, out3, err3),
             0);
+  // The rule as given: the default's 90 % equivalence interval, and an alpha of 0.025
+  // neither rounded nor mistaken for its 95 % interval.
+  EXPECT_NE(out.str().find("unchanged = the 90% interval inside ±5.0% (two one-sided tests at "
+                           "0.05)"),
+            std::string::npos)
+      << out.str();
+  std::ostringstream out5, err5;
+  CompareMain({old_r, new_r, "--alpha=0.025"}, out5, err5);
+  EXPECT_NE(out5.str().find("p < 0.025 and beyond ±5.0%; unchanged = the 95% interval"),
+            std::string::npos)
+      << out5.str();
   std::ostringstream out4, err4;
   EXPECT_EQ(CompareMain({old_r, new_r, "--alpha=1.5"}, out4, err4), 2);
   EXPECT_EQ(err4.str(),
