@@ -34,24 +34,24 @@ std::unique_ptr<TrickDef> Def() {
   return def;
 }
 
-RunOptions Quick() {
+// Two quick rounds of Def()'s cases on the CPU, as a run's process 2; false with *error.
+bool QuickRounds(const TrickDef& def, bool meter_memory, TimedRun* run, std::string* error) {
   RunOptions opts;
   opts.rounds = 2;
   opts.min_time = 0.001;
   opts.process = 2;
-  return opts;
+  const torch::Device cpu(torch::kCPU);
+  const auto timing = TimingBackends::For(cpu, {});
+  return RunRounds({def, opts, cpu, meter_memory}, *timing, run, error);
 }
 
 TEST(RunRounds, MetersMemoryAsAMemoryOnlyCheckDoes) {
   const auto def = Def();
-  const RunOptions opts = Quick();
-  const torch::Device cpu(torch::kCPU);
-  const auto timing = TimingBackends::For(cpu, {});
   TimedRun run;
   std::string error;
-  ASSERT_TRUE(RunRounds({*def, opts, cpu, /*meter_memory=*/true}, *timing, &run, &error)) << error;
-  const CheckReport pass =
-      RunChecks(*def, cpu, opts.seed, nullptr, Mutation::kNone, CheckScope::kMemoryOnly);
+  ASSERT_TRUE(QuickRounds(*def, /*meter_memory=*/true, &run, &error)) << error;
+  const CheckReport pass = RunChecks(*def, torch::kCPU, RunOptions{}.seed, nullptr, Mutation::kNone,
+                                     CheckScope::kMemoryOnly);
   ASSERT_TRUE(pass.ok) << pass.reason;
   ASSERT_EQ(run.memory.size(), pass.cases.size());
   for (size_t c = 0; c < pass.cases.size(); ++c) {
@@ -82,12 +82,9 @@ TEST(RunRounds, MetersMemoryAsAMemoryOnlyCheckDoes) {
 
 TEST(RunRounds, MetersNothingUnlessAsked) {
   const auto def = Def();
-  const RunOptions opts = Quick();
-  const torch::Device cpu(torch::kCPU);
-  const auto timing = TimingBackends::For(cpu, {});
   TimedRun run;
   std::string error;
-  ASSERT_TRUE(RunRounds({*def, opts, cpu}, *timing, &run, &error)) << error;
+  ASSERT_TRUE(QuickRounds(*def, /*meter_memory=*/false, &run, &error)) << error;
   EXPECT_TRUE(run.memory.empty());
   EXPECT_EQ(run.rounds.size(), 2u);
 }
