@@ -1,6 +1,7 @@
 #include "run_all/noise_study.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <set>
 #include <stdexcept>
@@ -45,6 +46,26 @@ std::optional<double> SettingStudy::Mde() const {
   return stats::Median(mdes);
 }
 
+std::optional<SessionSpread> SettingStudy::Spread() const {
+  const size_t n = session_log_speedups.size();
+  if (n < 3 || session_log_ses.size() != n || session_dofs.size() != n) return std::nullopt;
+  double mean_se2 = 0, dof_se = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (!(session_log_ses[i] > 0) || !(session_dofs[i] > 0)) return std::nullopt;
+    mean_se2 += session_log_ses[i] * session_log_ses[i] / n;
+    dof_se += session_dofs[i];
+  }
+  const double sd = stats::Summarize(session_log_speedups).stddev;
+  const double d1 = static_cast<double>(n - 1), f = sd * sd / mean_se2;
+  SessionSpread s;
+  s.sessions = static_cast<int>(n);
+  s.h = std::sqrt(f);
+  // F(d1, d2) CDF at f: I_{d1 f / (d1 f + d2)}(d1 / 2, d2 / 2).
+  s.p_value = 1 - stats::IncompleteBeta(d1 / 2, dof_se / 2, d1 * f / (d1 * f + dof_se));
+  s.between_sd = std::sqrt(std::max(0.0, sd * sd - mean_se2));
+  return s;
+}
+
 namespace {
 
 SettingStudy& Find(StudyResult* r, const reports::SpeedupChange& c) {
@@ -86,6 +107,20 @@ std::string RateText(const Tally& t, bool bound) {
   return s;
 }
 
+// "h 1.85, sd 1.9% (p 0.002)": see SessionSpread.
+std::string SpreadText(const std::optional<SessionSpread>& s) {
+  if (!s) return "-";
+  char p[16], buf[96];
+  if (s->p_value < 0.001) {
+    std::snprintf(p, sizeof p, "< 0.001");
+  } else {
+    std::snprintf(p, sizeof p, "%.3f", s->p_value);
+  }
+  std::snprintf(buf, sizeof buf, "h %.2f, sd %s (p %s)", s->h,
+                Percent(std::expm1(s->between_sd)).c_str(), p);
+  return buf;
+}
+
 }  // namespace
 
 StudyResult AnalyzeStudy(const std::vector<reports::Report>& aa,
@@ -100,6 +135,18 @@ StudyResult AnalyzeStudy(const std::vector<reports::Report>& aa,
       for (const reports::SpeedupChange& c : diff.speedups) {
         SettingStudy& b = Find(&r, c);
         b.false_alarms.Add(IsAlarm(c.change.outcome));
+        // Each session's own estimate, once: the first session from its pair with the
+        // second, every later one from its pair with the first.
+        if (i == 0) {
+          if (j == 1) {
+            b.session_log_speedups.push_back(std::log(c.old_time.speedup));
+            b.session_log_ses.push_back(c.old_time.log_se);
+            b.session_dofs.push_back(c.old_time.dof);
+          }
+          b.session_log_speedups.push_back(std::log(c.new_time.speedup));
+          b.session_log_ses.push_back(c.new_time.log_se);
+          b.session_dofs.push_back(c.new_time.dof);
+        }
         // What this comparison could detect (compare states it); 0 when a side has no
         // standard error (one round).
         if (c.minimum_detectable_effect > 0) b.mdes.push_back(c.minimum_detectable_effect);
@@ -146,6 +193,17 @@ std::pair<int, int> SettingsBoundedBy(const StudyResult& r, double bound) {
   return out;
 }
 
+std::pair<int, int> SettingsVaryingBetweenSessions(const StudyResult& r) {
+  std::pair<int, int> out = {0, 0};
+  for (const SettingStudy& b : r.settings) {
+    const std::optional<SessionSpread> s = b.Spread();
+    if (!s) continue;
+    ++out.first;
+    out.second += s->p_value < 0.05;
+  }
+  return out;
+}
+
 // The per-setting bound the issue of record asks the study to show.
 constexpr double kSettingBound = 0.07;
 
@@ -167,11 +225,17 @@ Json ToJson(const StudyResult& r) {
       det.push_back(d);
     }
     const std::optional<double> mde = b.Mde();
+    const std::optional<SessionSpread> spread = b.Spread();
     settings.push_back({{"trick", b.trick},
                         {"case", b.case_name},
                         {"variant", b.variant},
                         {"false_alarms", RateJson(b.false_alarms, "false_alarms", true)},
                         {"mde", mde ? Json(*mde) : Json(nullptr)},
+                        {"between_sessions", spread ? Json{{"sessions", spread->sessions},
+                                                           {"h", spread->h},
+                                                           {"p_value", spread->p_value},
+                                                           {"between_sd", spread->between_sd}}
+                                                    : Json(nullptr)},
                         {"detected", det}});
   }
   return {{"kind", "trickbench-noise-study"},
@@ -202,7 +266,7 @@ reports::doc::Document StudyDocument(const StudyResult& r) {
   std::snprintf(rule, sizeof rule, "; compare's rule: alpha %g (Holm), min effect %s.",
                 r.rule.alpha, Percent(r.rule.min_effect).c_str());
   d.blocks.push_back(doc::Paragraph{"noise study: " + design + rule});
-  std::vector<std::string> columns = {"setting", "A/A false alarms", "MDE"};
+  std::vector<std::string> columns = {"setting", "A/A false alarms", "MDE", "between sessions"};
   for (const auto& [f, n] : r.planted_sessions) columns.push_back("detected x" + FactorName(f));
   doc::Table table("settings", columns);
   for (const SettingStudy& b : r.settings) {
@@ -211,7 +275,7 @@ reports::doc::Document StudyDocument(const StudyResult& r) {
         reports::SettingName(b.trick + (b.case_name.empty() ? "" : "/" + b.case_name), b.variant),
         doc::Cell(RateText(b.false_alarms, true),
                   b.false_alarms.hits > 0 ? doc::Tone::kBad : doc::Tone::kPlain),
-        mde ? Percent(*mde) : "-"};
+        mde ? Percent(*mde) : "-", SpreadText(b.Spread())};
     for (const auto& [f, n] : r.planted_sessions) {
       const auto it = b.detected.find(f);
       row.push_back(it == b.detected.end() ? "-" : RateText(it->second, false));
@@ -225,6 +289,11 @@ reports::doc::Document StudyDocument(const StudyResult& r) {
   totals.items.push_back("settings whose false-alarm rate is at most " + Percent(kSettingBound) +
                          " at the upper 95% bound: " + std::to_string(bounded) + " of " +
                          std::to_string(with_aa));
+  const auto [with_spread, varying] = SettingsVaryingBetweenSessions(r);
+  totals.items.push_back(
+      "settings whose A/A sessions vary beyond their own intervals (F test, p < 0.05; "
+      "h = their spread in units of their standard errors, sd = the part a session shares): " +
+      std::to_string(varying) + " of " + std::to_string(with_spread));
   const std::optional<double> median = MedianMde(r);
   totals.items.push_back("median minimum detectable effect over settings: " +
                          (median ? Percent(*median) : std::string("-")));

@@ -16,6 +16,9 @@
 //   "slower" is a detection. Split by whether the setting's minimum detectable effect
 //   (the median over its A/A comparisons of compare's minimum_detectable_effect) is
 //   within the planted size: a design that cannot see 10 % is not expected to.
+// - Between sessions: per setting, how far the A/A sessions' estimates spread against
+//   their own standard errors (SessionSpread): a part that every process of a session
+//   shares is missing from its interval, and shows up as compare's false alarms.
 // - Each session is a run folder under the study folder (aa-1, ..., plant-1.10-1, ...);
 //   a complete one is reused, so a long study can be resumed and its parts run apart.
 //
@@ -58,14 +61,45 @@ struct Tally {
   double Rate() const { return comparisons ? static_cast<double>(hits) / comparisons : 0; }
 };
 
+// How a setting's estimate varies from one A/A session to the next, against what each
+// session's own interval says (its standard error): a meta-analysis's heterogeneity.
+// Why: a session's interval is over its processes, so what all processes of a session
+// share (the machine's state that hour, what the host's neighbours do to memory
+// bandwidth) is left out of it, and compare then reads that as a change. h near 1: the
+// intervals hold the variation; above it, compare's false alarms exceed alpha by as much
+// as the between-session part is beyond the min effect.
+//
+// Why an F test and not Cochran's Q: a session's standard error is itself estimated from
+// a few processes (3 degrees of freedom for 4), and Q weighs by its inverse square,
+// whose mean is dof / (dof - 2) times the truth: 3x at 3 degrees of freedom. On seeded
+// studies of 12 such sessions with no between-session part, Q fired in about half
+// (noise_study_test.cc). The variance of the estimates against the mean squared standard
+// error is unbiased on both sides.
+struct SessionSpread {
+  int sessions = 0;
+  // sqrt(variance of the sessions' log speedups / mean of their squared standard
+  // errors): 1 when each session's interval holds the variation between sessions.
+  double h = 1;
+  // h^2 against F(sessions - 1, the sessions' standard errors' degrees of freedom summed):
+  // H0 no between-session part.
+  double p_value = 1;
+  double between_sd = 0;  // sqrt(max(0, variance - mean squared error)): the part, log scale
+};
+
 // One setting of compare (trick, case, variant) across the study's comparisons.
 struct SettingStudy {
   std::string trick, case_name, variant;
   Tally false_alarms;                // A/A: outcome faster or slower
   std::vector<double> mdes;          // per A/A comparison: compare's minimum_detectable_effect
   std::map<double, Tally> detected;  // planted factor -> outcome slower
+  // Per A/A session that has this setting, in session order: the log speedup and its
+  // standard error as that session's report states them.
+  std::vector<double> session_log_speedups, session_log_ses, session_dofs;
   // The median of `mdes`; none without an A/A comparison of this benchmark.
   std::optional<double> Mde() const;
+  // From the sessions' estimates; none with fewer than 3 sessions, or a session without
+  // a standard error or its degrees of freedom (one round).
+  std::optional<SessionSpread> Spread() const;
 };
 
 struct StudyResult {
@@ -90,9 +124,13 @@ std::optional<double> MedianMde(const StudyResult& r);
 // Settings with an A/A comparison, and those whose false-alarm rate's upper 95 % bound
 // is at most `bound` (what the study's size can promise per setting: 0 of 58 gives 5.0 %).
 std::pair<int, int> SettingsBoundedBy(const StudyResult& r, double bound);
+// Settings with a SessionSpread, and those whose sessions vary beyond their own
+// intervals (p < 0.05).
+std::pair<int, int> SettingsVaryingBetweenSessions(const StudyResult& r);
 
 // noise_study.json (kind trickbench-noise-study, schema_version 2: "settings", which
-// version 1 called "benchmarks"; median_mde and settings_bounded_7pct came later within 2).
+// version 1 called "benchmarks"; median_mde, settings_bounded_7pct, and per setting
+// between_sessions came later within 2).
 results::Json ToJson(const StudyResult& r);
 // The study as a document (reports/document.h): printed as Markdown to the terminal
 // and noise_study.md, as HTML to noise_study.html.
