@@ -48,6 +48,9 @@ of //reports:compare:
        --plant_slowdown=all:F forwarded (every non-baseline variant F times slower),
        each compared against every A/A session; "slower" is a detection, split by
        whether the setting's minimum detectable effect is within the planted size.
+  between sessions: per setting, the spread of the A/A sessions' estimates in units
+       of their own standard errors (h, an F test, and the part a session shares):
+       what no number of processes in one run removes.
 Prints its estimated duration first (from earlier runs' index.json where there are
 some), then the table; writes noise_study.json into the study folder, which holds one
 run folder per session (aa-1, ..., plant-1.10-1, ...). A complete session in a folder
