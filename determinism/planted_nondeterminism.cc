@@ -20,12 +20,17 @@ double ScheduleNoise::Offset() const {
   std::thread a(work, 0), b(work, 1);
   a.join();
   b.join();
-  const int64_t gap = finished[1].second - finished[0].second;  // ns, never the same twice
+  const int64_t gap = finished[1].second - finished[0].second;  // ns
   const double sign = finished[0].first == 0 ? 1.0 : -1.0;
-  // The gap's low digits are noise: 10007 levels 1e-8 apart, each a different float32
-  // result for activations below ~0.1 in size (ulp ~7e-9), which a layer's output always
-  // has; with the sign, two calls agree about 1 time in 20,000.
-  return sign * 1e-4 * (1.0 + static_cast<double>(gap % 10007) / 10007.0);
+  // The gap alone is not enough: it clusters (a thread start takes about as long each
+  // time), and two calls agreed about 1 time in 2,000 (measured on 2 cores, idle and
+  // loaded), which flaked a CI run. The first thread's finishing time, in ns, is spread
+  // evenly over any period of a millisecond; mixed with the gap it picks one of 1000003
+  // levels 1e-10 apart. Each level is a different float32 result for the activations
+  // near zero that a layer's output always has (ulp ~1e-11 below 1e-3).
+  constexpr int64_t kLevels = 1000003;
+  const int64_t key = (finished[0].second % kLevels + (gap % kLevels) * 7919) % kLevels;
+  return sign * 1e-4 * (1.0 + static_cast<double>((key + kLevels) % kLevels) / kLevels);
 }
 
 }  // namespace trickbench::testing

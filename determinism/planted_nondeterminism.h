@@ -9,7 +9,7 @@
 // Each call starts two threads and adds to its input a small offset (1e-4 to 2e-4)
 // derived from when they ran and in which order they finished: what a racy
 // accumulation or a timing-dependent kernel choice does to a real run. Two calls agree
-// on the offset about 1 time in 20,000, so two runs part at their first call: a test
+// on the offset about 1 time in a million, so two runs part at their first call: a test
 // that expects the divergence at the first step, and its op, does not flake.
 #pragma once
 

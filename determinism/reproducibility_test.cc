@@ -10,8 +10,10 @@
 #include <ATen/Parallel.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <string>
 
 #include "determinism/guard.h"
@@ -124,6 +126,22 @@ TEST(PlantedNondeterminism, ForgottenRngStateOnResumeIsCaught) {
   ASSERT_TRUE(d.has_value()) << "resuming without the RNG state went unnoticed";
   EXPECT_EQ(d->step, 8) << d->Describe();
   std::cout << "[caught as expected] " << d->Describe() << "\n";
+}
+
+// The planted_causes test expects two processes to part at the first call: the offsets
+// must almost never repeat. 1000 calls make 499500 pairs; at 1 in a million about 0.5
+// pairs agree, while the gap-only offset it replaced (1 in 2,000) gave about 250.
+TEST(PlantedNondeterminism, ScheduleNoiseOffsetsRarelyRepeat) {
+  testing::ScheduleNoise noise;
+  std::map<double, int> seen;
+  for (int i = 0; i < 1000; ++i) ++seen[noise.Offset()];
+  int64_t equal_pairs = 0;
+  for (const auto& [offset, n] : seen) {
+    EXPECT_GE(std::abs(offset), 1e-4);
+    EXPECT_LE(std::abs(offset), 2e-4);
+    equal_pairs += int64_t{n} * (n - 1) / 2;
+  }
+  EXPECT_LE(equal_pairs, 10) << seen.size() << " distinct offsets in 1000 calls";
 }
 
 TEST(PlantedNondeterminism, SchedulingNoiseIsCaught) {
