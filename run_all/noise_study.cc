@@ -47,15 +47,17 @@ std::optional<double> SettingStudy::Mde() const {
 }
 
 std::optional<SessionSpread> SettingStudy::Spread() const {
-  const size_t n = session_log_speedups.size();
-  if (n < 3 || session_log_ses.size() != n || session_dofs.size() != n) return std::nullopt;
+  const size_t n = sessions.size();
+  if (n < 3) return std::nullopt;
   double mean_se2 = 0, dof_se = 0;
-  for (size_t i = 0; i < n; ++i) {
-    if (!(session_log_ses[i] > 0) || !(session_dofs[i] > 0)) return std::nullopt;
-    mean_se2 += session_log_ses[i] * session_log_ses[i] / n;
-    dof_se += session_dofs[i];
+  std::vector<double> logs;
+  for (const stats::Speedup& s : sessions) {
+    if (!(s.log_se > 0) || !(s.dof > 0) || !(s.speedup > 0)) return std::nullopt;
+    mean_se2 += s.log_se * s.log_se / n;
+    dof_se += s.dof;
+    logs.push_back(std::log(s.speedup));
   }
-  const double sd = stats::Summarize(session_log_speedups).stddev;
+  const double sd = stats::Summarize(logs).stddev;
   const double d1 = static_cast<double>(n - 1), f = sd * sd / mean_se2;
   SessionSpread s;
   s.sessions = static_cast<int>(n);
@@ -138,14 +140,8 @@ StudyResult AnalyzeStudy(const std::vector<reports::Report>& aa,
         // Each session's own estimate, once: the first session from its pair with the
         // second, every later one from its pair with the first.
         if (i == 0) {
-          if (j == 1) {
-            b.session_log_speedups.push_back(std::log(c.old_time.speedup));
-            b.session_log_ses.push_back(c.old_time.log_se);
-            b.session_dofs.push_back(c.old_time.dof);
-          }
-          b.session_log_speedups.push_back(std::log(c.new_time.speedup));
-          b.session_log_ses.push_back(c.new_time.log_se);
-          b.session_dofs.push_back(c.new_time.dof);
+          if (j == 1) b.sessions.push_back(c.old_time);
+          b.sessions.push_back(c.new_time);
         }
         // What this comparison could detect (compare states it); 0 when a side has no
         // standard error (one round).

@@ -92,9 +92,9 @@ struct SettingStudy {
   Tally false_alarms;                // A/A: outcome faster or slower
   std::vector<double> mdes;          // per A/A comparison: compare's minimum_detectable_effect
   std::map<double, Tally> detected;  // planted factor -> outcome slower
-  // Per A/A session that has this setting, in session order: the log speedup and its
-  // standard error as that session's report states them.
-  std::vector<double> session_log_speedups, session_log_ses, session_dofs;
+  // Per A/A session that has this setting, in session order: its speedup as that
+  // session's report states it (Spread reads speedup, log_se and dof).
+  std::vector<stats::Speedup> sessions;
   // The median of `mdes`; none without an A/A comparison of this benchmark.
   std::optional<double> Mde() const;
   // From the sessions' estimates; none with fewer than 3 sessions, or a session without

@@ -83,11 +83,25 @@ TEST(StudyResult, MedianMdeAndSettingsBoundedAtSevenPercent) {
 // By hand: estimates 0, 0.1, -0.1 (variance 0.01) with standard errors 0.05 (squared
 // 0.0025) on 10 degrees of freedom each: h^2 = 4, h = 2, the between-session sd
 // sqrt(0.0075), and p = P(F(2, 30) > 4) = (1 + 2 * 4 / 30)^(-15).
+// A session's speedup as its report states it: what Spread reads.
+stats::Speedup Session(double log_speedup, double log_se, double dof) {
+  stats::Speedup s;
+  s.speedup = std::exp(log_speedup);
+  s.log_se = log_se;
+  s.dof = dof;
+  return s;
+}
+
+std::vector<stats::Speedup> Sessions(const std::vector<double>& log_speedups, double log_se,
+                                     double dof) {
+  std::vector<stats::Speedup> out;
+  for (double x : log_speedups) out.push_back(Session(x, log_se, dof));
+  return out;
+}
+
 TEST(SessionSpread, TheSessionsVarianceAgainstTheirOwnErrors) {
   SettingStudy b;
-  b.session_log_speedups = {0, 0.1, -0.1};
-  b.session_log_ses = {0.05, 0.05, 0.05};
-  b.session_dofs = {10, 10, 10};
+  b.sessions = Sessions({0, 0.1, -0.1}, 0.05, 10);
   const std::optional<SessionSpread> s = b.Spread();
   ASSERT_TRUE(s.has_value());
   EXPECT_EQ(s->sessions, 3);
@@ -95,17 +109,14 @@ TEST(SessionSpread, TheSessionsVarianceAgainstTheirOwnErrors) {
   EXPECT_NEAR(s->p_value, std::pow(1 + 8.0 / 30, -15), 1e-9);
   EXPECT_NEAR(s->between_sd, std::sqrt(0.0075), 1e-12);
   // Sessions that agree better than their errors: no between-session part at all.
-  b.session_log_speedups = {0.01, 0.0, -0.01};
+  b.sessions = Sessions({0.01, 0.0, -0.01}, 0.05, 10);
   EXPECT_EQ(b.Spread()->between_sd, 0);
   EXPECT_GT(b.Spread()->p_value, 0.9);
   // Too few sessions, or a session without a standard error: nothing to say.
-  b.session_log_speedups = {0.0, 0.1};
-  b.session_log_ses = {0.05, 0.05};
-  b.session_dofs = {10, 10};
+  b.sessions = Sessions({0.0, 0.1}, 0.05, 10);
   EXPECT_FALSE(b.Spread().has_value());
-  b.session_log_speedups = {0.0, 0.1, 0.2};
-  b.session_log_ses = {0.05, 0.0, 0.05};
-  b.session_dofs = {10, 0, 10};
+  b.sessions = Sessions({0.0, 0.1, 0.2}, 0.05, 10);
+  b.sessions[1] = Session(0.1, 0, 0);
   EXPECT_FALSE(b.Spread().has_value());
 }
 
@@ -113,14 +124,14 @@ TEST(SessionSpread, TheSessionsVarianceAgainstTheirOwnErrors) {
 // inverses, against chi-square(sessions - 1) at 0.05 (19.675 for 11 degrees of freedom).
 bool CochranFires(const SettingStudy& b) {
   double sum_w = 0, sum_wx = 0, q = 0;
-  for (size_t i = 0; i < b.session_log_speedups.size(); ++i) {
-    const double w = 1 / (b.session_log_ses[i] * b.session_log_ses[i]);
+  for (const stats::Speedup& s : b.sessions) {
+    const double w = 1 / (s.log_se * s.log_se);
     sum_w += w;
-    sum_wx += w * b.session_log_speedups[i];
+    sum_wx += w * std::log(s.speedup);
   }
-  for (size_t i = 0; i < b.session_log_speedups.size(); ++i) {
-    const double d = b.session_log_speedups[i] - sum_wx / sum_w;
-    q += d * d / (b.session_log_ses[i] * b.session_log_ses[i]);
+  for (const stats::Speedup& s : b.sessions) {
+    const double d = std::log(s.speedup) - sum_wx / sum_w;
+    q += d * d / (s.log_se * s.log_se);
   }
   return q > 19.675;
 }
@@ -139,9 +150,8 @@ TEST(SessionSpread, FiresAtItsLevelAndFindsASessionPart) {
     SettingStudy b;
     const double se = 0.01;
     for (int i = 0; i < 12; ++i) {
-      b.session_log_speedups.push_back(0.03 + session_sd * z(rng) + se * z(rng));
-      b.session_log_ses.push_back(se * std::sqrt(chi3(rng) / 3));
-      b.session_dofs.push_back(3);
+      const double log_speedup = 0.03 + session_sd * z(rng) + se * z(rng);
+      b.sessions.push_back(Session(log_speedup, se * std::sqrt(chi3(rng) / 3), 3));
     }
     return b;
   };
