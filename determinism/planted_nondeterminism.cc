@@ -23,8 +23,8 @@ double ScheduleNoise::Offset() const {
   const int64_t gap = finished[1].second - finished[0].second;  // ns
   const double sign = finished[0].first == 0 ? 1.0 : -1.0;
   // The gap alone is not enough: it clusters (a thread start takes about as long each
-  // time), and two calls agreed about 1 time in 2,000 (measured on 2 cores, idle and
-  // loaded), which flaked a CI run. The first thread's finishing time, in ns, is spread
+  // time), and two calls agreed about 1 time in 3,100 idle and 1 in 1,400 loaded
+  // (20,000 calls on 2 cores), which flaked a CI run. The first thread's finishing time, in ns, is spread
   // evenly over any period of a millisecond; mixed with the gap it picks one of 1000003
   // levels 1e-10 apart. Each level is a different float32 result for the activations
   // near zero that a layer's output always has (ulp ~1e-11 below 1e-3).

@@ -130,7 +130,7 @@ TEST(PlantedNondeterminism, ForgottenRngStateOnResumeIsCaught) {
 
 // The planted_causes test expects two processes to part at the first call: the offsets
 // must almost never repeat. 1000 calls make 499500 pairs; at 1 in a million about 0.5
-// pairs agree, while the gap-only offset it replaced (1 in 2,000) gave about 250.
+// pairs agree, while the gap-only offset it replaced (1 in 1,400 to 3,100) gave 160-360.
 TEST(PlantedNondeterminism, ScheduleNoiseOffsetsRarelyRepeat) {
   testing::ScheduleNoise noise;
   std::map<double, int> seen;

@@ -80,9 +80,6 @@ TEST(StudyResult, MedianMdeAndSettingsBoundedAtSevenPercent) {
   EXPECT_EQ(j["settings_bounded_7pct"]["settings"], 3);
 }
 
-// By hand: estimates 0, 0.1, -0.1 (variance 0.01) with standard errors 0.05 (squared
-// 0.0025) on 10 degrees of freedom each: h^2 = 4, h = 2, the between-session sd
-// sqrt(0.0075), and p = P(F(2, 30) > 4) = (1 + 2 * 4 / 30)^(-15).
 // A session's speedup as its report states it: what Spread reads.
 stats::Speedup Session(double log_speedup, double log_se, double dof) {
   stats::Speedup s;
@@ -99,6 +96,9 @@ std::vector<stats::Speedup> Sessions(const std::vector<double>& log_speedups, do
   return out;
 }
 
+// By hand: estimates 0, 0.1, -0.1 (variance 0.01) with standard errors 0.05 (squared
+// 0.0025) on 10 degrees of freedom each: h^2 = 4, h = 2, the between-session sd
+// sqrt(0.0075), and p = P(F(2, 30) > 4) = (1 + 2 * 4 / 30)^(-15).
 TEST(SessionSpread, TheSessionsVarianceAgainstTheirOwnErrors) {
   SettingStudy b;
   b.sessions = Sessions({0, 0.1, -0.1}, 0.05, 10);
