@@ -14,8 +14,8 @@
 //                       worker threads share, instead of a per-sample one
 //   resume_without_rng  a checkpoint without the RNG state: after a resume, dropout draws
 //                       other masks than the uninterrupted run
-// (A thread-count change needs no plant: with the wheel's MKL, a matmul of 2 intra-op
-// threads adds in another order than 1.)
+// (A thread-count change needs no plant: 2 intra-op threads add in another order than 1,
+// in the wheel's MKL matmul on some CPUs, in Adam's update on others.)
 #include <ATen/Parallel.h>
 #include <torch/data.h>
 #include <torch/nn/functional/loss.h>
