@@ -12,6 +12,7 @@
 #include "reports/load.h"
 #include "reports/markdown_printer.h"
 #include "reports/render.h"
+#include "reports/session_parts.h"
 
 namespace trickbench {
 namespace reports {
@@ -38,8 +39,12 @@ settle it). Absolute times are tested only
 when OLD and NEW are old/report.json and new/report.json of one A/B session (run_all
 --ab), over the pairs of processes; otherwise shown, not tested. Warns when the
 environments (device, LibTorch, threads, BLAS, determinism) or the machine's state
-(load, steal, preemptions) differ. Exit status: 0 done, 1 regression (with
---fail_on_regression), 2 bad input (nothing written).
+(load, steal, preemptions) differ. With --noise=noise_study.json (run_all:noise_study on
+this machine), each setting the study measured has its between-session sd added to both
+sides before the test: two runs differ by two draws of what all processes of a run share,
+which no interval over one run holds; without it such settings raise false alarms beyond
+--alpha. Exit status: 0 done, 1 regression (with --fail_on_regression), 2 bad input
+(nothing written).
 
 )";
 
@@ -120,7 +125,7 @@ int ReportMain(const std::vector<std::string>& args, std::ostream& out, std::ost
 }
 
 int CompareMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  std::string md_path, html_path, alpha_text;
+  std::string md_path, html_path, alpha_text, noise_path;
   double fail_percent_value = 0, min_effect_percent = 5;
   bool help = false;
   std::vector<std::string> files;
@@ -133,6 +138,9 @@ int CompareMain(const std::vector<std::string>& args, std::ostream& out, std::os
       .String("alpha", &alpha_text, "level of the Holm-corrected tests, in (0, 1) (default 0.05)")
       .Percent("min_effect", &min_effect_percent,
                "changes within +-PCT percent are not worth a verdict (default 5)")
+      .String("noise", &noise_path,
+              "a noise study of this machine (its noise_study.json): add each measured\n"
+              "setting's between-session sd to both sides")
       .Bool("help", &help, "this text")
       .Positional(&files);
   std::string error;
@@ -158,6 +166,7 @@ int CompareMain(const std::vector<std::string>& args, std::ostream& out, std::os
   if (!md_path.empty()) md_path = UserPath(md_path);
   if (!html_path.empty()) html_path = UserPath(html_path);
   for (auto& f : files) f = UserPath(f);
+  if (!noise_path.empty()) noise_path = UserPath(noise_path);
   const std::optional<double> fail_percent =
       flags.Given("fail_on_regression") ? std::optional<double>(fail_percent_value) : std::nullopt;
   if (files.size() != 2) {
@@ -166,6 +175,7 @@ int CompareMain(const std::vector<std::string>& args, std::ostream& out, std::os
     return kExitBadInput;
   }
   Report old_report, new_report;
+  std::optional<SessionParts> parts;
   try {
     std::string old_kind, new_kind;
     old_report = LoadReportOrResult(files[0], &old_kind);
@@ -177,11 +187,12 @@ int CompareMain(const std::vector<std::string>& args, std::ostream& out, std::os
               files[0] + " is a " + (old_kind == "report" ? "report" : "per-trick result") +
               "; compare two files of the same kind");
     }
+    if (flags.Given("noise")) parts = LoadSessionParts(noise_path);
   } catch (const results::InputError& e) {
     err << "compare: " << e.what() << "\n";
     return kExitBadInput;
   }
-  const ReportDiff diff = CompareReports(old_report, new_report, rule);
+  const ReportDiff diff = CompareReports(old_report, new_report, rule, parts ? &*parts : nullptr);
   const doc::Document document = DiffDocument(diff, fail_percent);
   const std::string md = doc::PrintMarkdown(document);
   if (!md_path.empty() && !WriteFileAtomically(md_path, md, &error)) {

@@ -3,7 +3,7 @@
 //
 //   bazel run //reports:report -- RUN_DIR [--out_dir=DIR]
 //   bazel run //reports:compare -- OLD NEW [--md=PATH] [--html=PATH] [--fail_on_regression=PCT]
-//                                          [--alpha=0.05] [--min_effect=PCT]
+//                                          [--alpha=0.05] [--min_effect=PCT] [--noise=PATH]
 //
 // Exit codes: 0 done, 1 compare found a regression (outcome slower) beyond
 // --fail_on_regression (or a file could not be written), 2 bad command line or bad

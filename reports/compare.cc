@@ -7,6 +7,8 @@
 
 #include "reports/analyze.h"
 #include "reports/format.h"
+#include "stats/distributions.h"
+#include "stats/session_part.h"
 
 namespace trickbench {
 namespace reports {
@@ -75,13 +77,25 @@ std::vector<std::string> MachineDifferences(const Report& o, const Report& n) {
 }
 
 // What both sides would need for the change's interval to fit inside +-min_effect
-// around a null change: each side's half-width about min_effect / 2.
+// around a null change: each side's half-width about min_effect / 2. A session part
+// takes its share of that half-width first, and no number of processes removes it: a
+// part whose own half-width is beyond it leaves the setting out of reach.
 void AdviseToSettle(SpeedupChange* c, const TrickReport& ot, const VariantEffect& o,
                     const TrickReport& nt, const VariantEffect& n,
                     const stats::DecisionRule& rule) {
+  double target = rule.min_effect / 2;
+  if (c->session_sd) {
+    const double side = std::log1p(target);
+    const double part = stats::NormalQuantile(1 - rule.alpha / 2) * *c->session_sd;
+    if (part >= side) {
+      c->beyond_processes = true;
+      return;
+    }
+    target = std::expm1(std::sqrt(side * side - part * part));
+  }
   int processes = 0, rounds = 0;
   for (const VariantEffect* e : {&o, &n}) {
-    const stats::Settle s = stats::ToSettle(e->time, rule.min_effect / 2, 1 - rule.alpha);
+    const stats::Settle s = stats::ToSettle(e->time, target, 1 - rule.alpha);
     if (!s.reachable) return;
     processes = std::max(processes, s.processes);
     rounds = std::max(rounds, s.rounds_per_process);
@@ -111,11 +125,13 @@ std::string WhyNotOneSession(const Report& o, const Report& n) {
   return "";
 }
 
-ReportDiff CompareReports(const Report& o, const Report& n, const stats::DecisionRule& rule) {
+ReportDiff CompareReports(const Report& o, const Report& n, const stats::DecisionRule& rule,
+                          const SessionParts* parts) {
   ReportDiff c;
   c.old_source = o.source;
   c.new_source = n.source;
   c.rule = rule;
+  if (parts) c.noise_source = parts->source;
   c.times_note = WhyNotOneSession(o, n);
   c.same_session = c.times_note.empty();
   std::map<std::string, const TrickReport*> old_by_id, new_by_id;
@@ -178,10 +194,17 @@ ReportDiff CompareReports(const Report& o, const Report& n, const stats::Decisio
         s.new_time = ne.time;
         s.old_verdict = VerdictName(oe.verdict) + (oe.time.imprecise ? " (imprecise)" : "");
         s.new_verdict = VerdictName(ne.verdict) + (ne.time.imprecise ? " (imprecise)" : "");
-        s.change = stats::CompareSpeedups(oe.time, ne.time, 1 - rule.alpha);
+        stats::Speedup old_side = oe.time, new_side = ne.time;
+        if (const SessionPart* part =
+                parts ? parts->Find(nt.id, ne.case_name, ne.variant) : nullptr) {
+          s.session_sd = part->sd;
+          old_side = stats::WithSessionPart(oe.time, part->sd, part->sessions - 1, 1 - rule.alpha);
+          new_side = stats::WithSessionPart(ne.time, part->sd, part->sessions - 1, 1 - rule.alpha);
+        }
+        s.change = stats::CompareSpeedups(old_side, new_side, 1 - rule.alpha);
         stats::Speedup both;
-        both.log_se = std::hypot(oe.time.log_se, ne.time.log_se);
-        both.dof = std::min(oe.time.dof, ne.time.dof);
+        both.log_se = std::hypot(old_side.log_se, new_side.log_se);
+        both.dof = std::min(old_side.dof, new_side.dof);
         s.minimum_detectable_effect = stats::MinimumDetectableEffect(both, rule.alpha);
         speedup_changes.push_back(s.change);
         c.one_process += oe.time.method == "rounds" || ne.time.method == "rounds";

@@ -3,6 +3,7 @@
 //
 //   const Report o = LoadReportOrResult("old/report.json"), n = LoadReportOrResult("new/report.json");
 //   const ReportDiff diff = CompareReports(o, n, {/*alpha=*/0.05, /*min_effect=*/0.05});
+//   // or, with this machine's noise study: CompareReports(o, n, rule, &parts)  (session_parts.h)
 //   std::cout << doc::PrintMarkdown(DiffDocument(diff, /*fail_percent=*/10.0));  // compare_render.h
 //   if (Regressions(diff, 10.0) > 0) return 1;   // --fail_on_regression=10
 //
@@ -12,7 +13,10 @@
 //   a run alike; Holm over all settings and three outcomes (stats::Decide): faster /
 //   slower (corrected p < alpha and beyond min_effect), unchanged (two one-sided tests
 //   at alpha: the 90 % interval inside +-min_effect), unknown (with the processes and
-//   rounds that would settle it);
+//   rounds that would settle it); with a noise study's session parts, each setting the
+//   study measured has its between-session sd added to both sides first
+//   (stats::WithSessionPart): two runs differ by two draws of what all processes of a
+//   run share, which no interval over one run's processes holds;
 // - absolute times per timed variant (a case's variant, baselines included): two sessions differ by the machine's drift (20-40 %
 //   here), which no test over one session's samples sees, so they are tested only when
 //   the two reports are the two sides of one A/B session (run_all --ab: same seed, roles
@@ -26,6 +30,7 @@
 #include <vector>
 
 #include "reports/report.h"
+#include "reports/session_parts.h"
 #include "stats/speedup.h"
 
 namespace trickbench {
@@ -36,6 +41,9 @@ namespace reports {
 struct SpeedupChange {
   std::string trick, case_name, variant;
   stats::Speedup old_time, new_time;  // each side's VariantEffect::time, as measured
+  // The between-session sd (log scale) added to both sides before the test; unset when
+  // compare had no noise study or the study did not measure this setting.
+  std::optional<double> session_sd;
   std::string old_verdict, new_verdict;
   stats::Change change;
   // The smallest true change of the speedup this comparison detects with 80 % power at
@@ -45,6 +53,9 @@ struct SpeedupChange {
   // Unknown outcomes: what both sides would need (stats::ToSettle); unset when it is out
   // of reach.
   std::optional<int> processes_to_settle, rounds_to_settle;
+  // Unknown outcomes whose session part alone leaves each side's interval wider than
+  // min_effect / 2: no number of processes settles them, only a wider margin.
+  bool beyond_processes = false;
   // What that costs, both sides together, each at its own run's pace (analyze.h
   // SecondsAtThisPace); unset when either report lacks its processes' wall times.
   std::optional<double> seconds_to_settle;
@@ -69,6 +80,7 @@ struct EnvDifference {
 struct ReportDiff {
   std::string old_source, new_source;
   stats::DecisionRule rule;
+  std::string noise_source;             // the noise study whose session parts were added ("" none)
   std::vector<SpeedupChange> speedups;  // the primary comparison, decided
   // Settings measured in one process on either side: their intervals leave out the
   // variation between processes, so their false alarms exceed alpha (said in the document).
@@ -83,8 +95,10 @@ struct ReportDiff {
   std::optional<double> geomean_ratio;  // geometric mean of new/old median time
 };
 
+// `parts`: a noise study's session parts of this machine (nullptr: none added).
 ReportDiff CompareReports(const Report& old_report, const Report& new_report,
-                          const stats::DecisionRule& rule = {});
+                          const stats::DecisionRule& rule = {},
+                          const SessionParts* parts = nullptr);
 
 // "" when the reports are the old and new sides of one A/B session; else why not.
 std::string WhyNotOneSession(const Report& old_report, const Report& new_report);

@@ -42,6 +42,10 @@ std::string SpeedupText(const stats::Speedup& s) {
 std::string OutcomeText(const SpeedupChange& s) {
   std::string out = stats::ChangeOutcomeName(s.change.outcome);
   if (s.change.outcome != stats::ChangeOutcome::kUnknown) return out;
+  if (s.beyond_processes) {
+    return out + ": no number of processes would settle it: the session part alone (sd " +
+           FormatPercent(*s.session_sd, 1, false) + ") is wider than the margin allows";
+  }
   if (s.processes_to_settle) {
     out += ": about " + std::to_string(*s.processes_to_settle) + " processes x " +
            std::to_string(*s.rounds_to_settle) + " rounds on each side would settle it";
@@ -105,13 +109,33 @@ Text EnvironmentItem(const EnvDifference& e) {
   return {Plain(e.key + ": "), Code(e.old_value), Plain(" -> "), Code(e.new_value)};
 }
 
+// With a noise study: which settings had its session part added, and how large it was.
+std::string SessionPartsLine(const ReportDiff& c) {
+  int with_part = 0;
+  for (const auto& s : c.speedups) with_part += s.session_sd.has_value();
+  return "Session parts from " + c.noise_source +
+         " (a noise study: what all processes of one run "
+         "share) added to both sides of " +
+         std::to_string(with_part) + " of " + std::to_string(c.speedups.size()) +
+         " settings before the test; the others, which the study did not measure, are compared "
+         "as measured. A study from another machine or load says nothing of these runs.";
+}
+
 doc::Table SpeedupTable(const ReportDiff& c) {
-  doc::Table table("speedups", {"trick", "setting", "old speedup [95% CI]", "new speedup [95% CI]",
-                                "new/old [95% CI]", "p (Holm)", "outcome"});
+  const bool parts = !c.noise_source.empty();
+  std::vector<std::string> columns = {"trick", "setting", "old speedup [95% CI]",
+                                      "new speedup [95% CI]"};
+  if (parts) columns.push_back("session sd");
+  for (const char* h : {"new/old [95% CI]", "p (Holm)", "outcome"}) columns.push_back(h);
+  doc::Table table("speedups", columns);
   for (const auto& s : c.speedups) {
-    table.AddRow({s.trick, SettingName(s.case_name, s.variant), SpeedupText(s.old_time),
-                  SpeedupText(s.new_time), ChangeText(s.change), FormatP(s.change.p_adjusted),
-                  doc::Cell(OutcomeText(s), OutcomeTone(s.change.outcome))});
+    std::vector<doc::Cell> row = {s.trick, SettingName(s.case_name, s.variant),
+                                  SpeedupText(s.old_time), SpeedupText(s.new_time)};
+    if (parts) row.push_back(s.session_sd ? FormatPercent(*s.session_sd, 1, false) : "-");
+    row.push_back(ChangeText(s.change));
+    row.push_back(FormatP(s.change.p_adjusted));
+    row.push_back(doc::Cell(OutcomeText(s), OutcomeTone(s.change.outcome)));
+    table.AddRow(row);
   }
   return table;
 }
@@ -163,6 +187,7 @@ doc::Document DiffDocument(const ReportDiff& c, std::optional<double> fail_perce
     d.blocks.push_back(machine);
   }
   d.blocks.push_back(doc::Paragraph{SummaryLine(c)});
+  if (!c.noise_source.empty()) d.blocks.push_back(doc::Paragraph{SessionPartsLine(c)});
   if (c.one_process > 0) {
     d.blocks.push_back(doc::Paragraph{
         {doc::Strong("Note:"),
