@@ -127,13 +127,14 @@ std::string SpreadText(const std::optional<SessionSpread>& s) {
 
 StudyResult AnalyzeStudy(const std::vector<reports::Report>& aa,
                          const std::vector<std::pair<double, reports::Report>>& planted,
-                         const stats::DecisionRule& rule) {
+                         const stats::DecisionRule& rule, const reports::SessionParts* parts) {
   StudyResult r;
   r.rule = rule;
+  if (parts) r.noise_source = parts->source;
   r.aa_sessions = static_cast<int>(aa.size());
   for (size_t i = 0; i < aa.size(); ++i) {
     for (size_t j = i + 1; j < aa.size(); ++j) {
-      const reports::ReportDiff diff = reports::CompareReports(aa[i], aa[j], rule);
+      const reports::ReportDiff diff = reports::CompareReports(aa[i], aa[j], rule, parts);
       for (const reports::SpeedupChange& c : diff.speedups) {
         SettingStudy& b = Find(&r, c);
         b.false_alarms.Add(IsAlarm(c.change.outcome));
@@ -152,7 +153,7 @@ StudyResult AnalyzeStudy(const std::vector<reports::Report>& aa,
   for (const auto& [factor, report] : planted) {
     ++r.planted_sessions[factor];
     for (const reports::Report& a : aa) {
-      const reports::ReportDiff diff = reports::CompareReports(a, report, rule);
+      const reports::ReportDiff diff = reports::CompareReports(a, report, rule, parts);
       for (const reports::SpeedupChange& c : diff.speedups) {
         Find(&r, c).detected[factor].Add(c.change.outcome == stats::ChangeOutcome::kSlower);
       }
@@ -237,6 +238,7 @@ Json ToJson(const StudyResult& r) {
   return {{"kind", "trickbench-noise-study"},
           {"schema_version", 2},
           {"rule", {{"alpha", r.rule.alpha}, {"min_effect", r.rule.min_effect}}},
+          {"noise", r.noise_source.empty() ? Json(nullptr) : Json(r.noise_source)},
           {"aa_sessions", r.aa_sessions},
           {"aa_comparisons", r.aa_sessions * (r.aa_sessions - 1) / 2},
           {"planted_sessions", planted},
@@ -262,6 +264,12 @@ reports::doc::Document StudyDocument(const StudyResult& r) {
   std::snprintf(rule, sizeof rule, "; compare's rule: alpha %g (Holm), min effect %s.",
                 r.rule.alpha, Percent(r.rule.min_effect).c_str());
   d.blocks.push_back(doc::Paragraph{"noise study: " + design + rule});
+  if (!r.noise_source.empty()) {
+    d.blocks.push_back(doc::Paragraph{
+        "Compared as compare --noise=" + r.noise_source +
+        " does: each setting that study measured has its between-session sd added to both "
+        "sides (a held-out check only when that study's sessions are not these)."});
+  }
   std::vector<std::string> columns = {"setting", "A/A false alarms", "MDE", "between sessions"};
   for (const auto& [f, n] : r.planted_sessions) columns.push_back("detected x" + FactorName(f));
   doc::Table table("settings", columns);

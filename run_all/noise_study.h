@@ -6,6 +6,7 @@
 //   bazel run //run_all:noise_study -- --sessions=3 --tricks=noop_a,noop_b --dry_run
 //   bazel run //run_all:noise_study -- --part=aa          # the A/A part alone, then:
 //   bazel run //run_all:noise_study -- --part=planted --reuse=runs/noise-study-<time>
+//   bazel run //run_all:noise_study -- --noise=OTHER_STUDY/noise_study.json   # compare --noise
 //
 // - A/A: S sessions of run_all with the same settings; every pair is compared
 //   (S*(S-1)/2 comparisons). Any "faster" or "slower" outcome is a false alarm: per
@@ -34,6 +35,7 @@
 
 #include "reports/document.h"
 #include "reports/report.h"
+#include "reports/session_parts.h"
 #include "results/checked_json.h"
 #include "stats/speedup.h"
 
@@ -104,6 +106,9 @@ struct SettingStudy {
 
 struct StudyResult {
   stats::DecisionRule rule;
+  // The session parts compare added (another study's noise_study.json, as compare
+  // --noise does); "" when none.
+  std::string noise_source;
   int aa_sessions = 0;
   std::map<double, int> planted_sessions;  // factor -> sessions
   std::vector<SettingStudy> settings;      // in first-seen order
@@ -113,10 +118,14 @@ struct StudyResult {
 };
 
 // Per setting of compare (trick, case, variant): `aa` in session order; `planted`:
-// factor and report. Uses reports::CompareReports with `rule`.
+// factor and report. Uses reports::CompareReports with `rule` and `parts`: the session
+// parts of another study (of other sessions: a held-out check that adding them keeps
+// A/A false alarms at alpha), nullptr for compare as measured. The between-session
+// spread is of the sessions' own estimates either way.
 StudyResult AnalyzeStudy(const std::vector<reports::Report>& aa,
                          const std::vector<std::pair<double, reports::Report>>& planted,
-                         const stats::DecisionRule& rule = {});
+                         const stats::DecisionRule& rule = {},
+                         const reports::SessionParts* parts = nullptr);
 
 // The median over settings of each setting's MDE: the effect a typical setting can
 // see. None when no setting has one.
@@ -129,8 +138,8 @@ std::pair<int, int> SettingsBoundedBy(const StudyResult& r, double bound);
 std::pair<int, int> SettingsVaryingBetweenSessions(const StudyResult& r);
 
 // noise_study.json (kind trickbench-noise-study, schema_version 2: "settings", which
-// version 1 called "benchmarks"; median_mde, settings_bounded_7pct, and per setting
-// between_sessions came later within 2).
+// version 1 called "benchmarks"; median_mde, settings_bounded_7pct, per setting
+// between_sessions, and noise (the parts' study, or null) came later within 2).
 results::Json ToJson(const StudyResult& r);
 // The study as a document (reports/document.h): printed as Markdown to the terminal
 // and noise_study.md, as HTML to noise_study.html.

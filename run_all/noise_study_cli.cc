@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -55,7 +56,9 @@ Prints its estimated duration first (from earlier runs' index.json where there a
 some), then the table; writes noise_study.json into the study folder, which holds one
 run folder per session (aa-1, ..., plant-1.10-1, ...). A complete session in a folder
 given with --reuse is not run again: a study can be resumed, and its parts run apart
-(--part=aa, later --reuse=DIR --part=planted).
+(--part=aa, later --reuse=DIR --part=planted). With --noise=OTHER/noise_study.json the
+comparisons add that study's session parts, as compare --noise does: given a study of
+other sessions, it checks that they keep the A/A false alarms at alpha.
 
 )";
 
@@ -64,7 +67,7 @@ struct StudyOptions {
   int sessions = 12, plant_sessions = 2;
   int processes = 0;  // --processes: a fixed count per trick; 0: run_all's budget
   double budget = 0;  // --budget: run_all's, per session; 0: run_all's default rule
-  std::string part = "all", out_dir, reuse;
+  std::string part = "all", out_dir, reuse, noise;
   bool dry_run = false, help = false;
   std::vector<std::string> run_all_flags;  // given to every session's run_all, verbatim
   std::vector<double> factors;
@@ -88,6 +91,9 @@ void Declare(Flags* f, StudyOptions* o, std::string* rounds, std::string* min_ti
               "the study folder (default <runs>/noise-study-<UTC time>, <runs>\n"
               "as for run_all's --out_dir)")
       .String("reuse", &o->reuse, "an earlier study folder: its complete sessions are kept")
+      .String("noise", &o->noise,
+              "another study's noise_study.json: compare with its session parts\n"
+              "added, as compare --noise does")
       .Int("processes", &o->processes, 1, 1000,
            "run_all's --processes: a fixed count per trick (default: none,\n"
            "each session spends run_all's time budget, as a default run does)")
@@ -277,6 +283,15 @@ int NoiseStudyMain(const std::vector<std::string>& args, std::ostream& out, std:
     return results::kExitUsage;
   }
 
+  // Read before any session runs: a bad file must not cost a study's time.
+  std::optional<reports::SessionParts> parts;
+  try {
+    if (!o.noise.empty()) parts = reports::LoadSessionParts(o.noise);
+  } catch (const results::InputError& e) {
+    err << "noise_study: --noise: " << e.what() << "\n";
+    return results::kExitUsage;
+  }
+
   // What to run, what is there already, and how long the rest takes.
   const std::vector<Session> plan = Plan(o);
   std::vector<const Session*> todo;
@@ -376,7 +391,7 @@ int NoiseStudyMain(const std::vector<std::string>& args, std::ostream& out, std:
     err << "noise_study: " << e.what() << "\n";
     return kExitSomeFailed;
   }
-  const StudyResult result = AnalyzeStudy(aa, planted);
+  const StudyResult result = AnalyzeStudy(aa, planted, {}, parts ? &*parts : nullptr);
   Json j = ToJson(result);
   j["study_dir"] = fs::canonical(dir).string();
   j["tricks"] = o.tricks;

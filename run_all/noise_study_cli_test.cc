@@ -92,6 +92,27 @@ TEST(NoiseStudy, ATinyStudyWritesItsRatesAndResumes) {
   EXPECT_EQ(p.output.find("session aa-1"), std::string::npos) << p.output;
   EXPECT_EQ(results::ReadJsonFile(dir + "/noise_study.json")["settings"], j["settings"]);
 
+  // With another study's session parts (compare --noise's), the same sessions are
+  // compared with them added, and the study says so.
+  results::Json parts = {{"kind", "trickbench-noise-study"},
+                         {"schema_version", 2},
+                         {"settings",
+                          {{{"trick", "noop"},
+                            {"case", b["case"]},
+                            {"variant", "optimized"},
+                            {"between_sessions", {{"sessions", 12}, {"between_sd", 0.5}}}}}}};
+  const std::string parts_path = Tmp("parts.json");
+  std::ofstream(parts_path) << parts.dump();
+  p = Exec(g_study + " " + g_noop + kTiny + " --reuse=" + dir + " --noise=" + parts_path);
+  ASSERT_EQ(p.exit_code, 0) << p.output;
+  EXPECT_NE(p.output.find("Compared as compare --noise=" + parts_path), std::string::npos)
+      << p.output;
+  const results::Json with_parts = results::ReadJsonFile(dir + "/noise_study.json");
+  EXPECT_EQ(with_parts["noise"], parts_path);
+  EXPECT_EQ(with_parts["pooled_false_alarms"]["comparisons"], 1);
+  // A part of sd 0.5 on both sides: compare can only see far larger changes.
+  EXPECT_GT(with_parts["settings"][0]["mde"].get<double>(), 1.0) << with_parts.dump(2);
+
   // The same folder with other settings is another study: refused, nothing run.
   std::string other = kTiny;
   other.replace(other.find("--rounds=3"), 10, "--rounds=4");
@@ -165,6 +186,8 @@ TEST(NoiseStudy, BadCommandLinesAreOneLineAndRunNothing) {
       {" --tricks=noop --part=some", "bad value for --part: 'some'"},
       {" --tricks=noop --processes=2 --budget=10",
        "--budget is not for sessions of a fixed count (--processes)"},
+      {" --tricks=noop --noise=" + dir + "/absent.json",
+       "noise_study: --noise: " + dir + "/absent.json: "},
   };
   for (const auto& [flags, message] : cases) {
     const Proc p = Exec(g_study + " " + g_noop + flags + " --dry_run");

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <random>
 #include <algorithm>
@@ -10,6 +12,8 @@
 #include <utility>
 #include <vector>
 #include <stdexcept>
+
+#include "reports/session_parts.h"
 
 namespace trickbench {
 namespace run_all {
@@ -118,6 +122,31 @@ TEST(SessionSpread, TheSessionsVarianceAgainstTheirOwnErrors) {
   b.sessions = Sessions({0.0, 0.1, 0.2}, 0.05, 10);
   b.sessions[1] = Session(0.1, 0, 0);
   EXPECT_FALSE(b.Spread().has_value());
+}
+
+// What compare --noise reads (reports/session_parts.h) is what the study wrote: per
+// setting its between-session sd and sessions; settings with too few sessions absent.
+TEST(SessionSpread, CompareReadsBackWhatTheStudyWrites) {
+  StudyResult r;
+  SettingStudy b;
+  b.trick = "alpha";
+  b.case_name = "n64";
+  b.variant = "fused";
+  b.sessions = Sessions({0, 0.1, -0.1}, 0.05, 10);
+  SettingStudy short_one = b;
+  short_one.variant = "unfused";
+  short_one.sessions = Sessions({0, 0.1}, 0.05, 10);
+  r.settings = {b, short_one};
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string path = std::string(tmp ? tmp : "/tmp") + "/noise_study.json";
+  std::ofstream(path) << ToJson(r).dump(2);
+  const reports::SessionParts parts = reports::LoadSessionParts(path);
+  ASSERT_EQ(parts.by_setting.size(), 1u);
+  const reports::SessionPart* p = parts.Find("alpha", "n64", "fused");
+  ASSERT_NE(p, nullptr);
+  EXPECT_NEAR(p->sd, std::sqrt(0.0075), 1e-12);
+  EXPECT_EQ(p->sessions, 3);
+  EXPECT_EQ(parts.Find("alpha", "n64", "unfused"), nullptr);
 }
 
 // Cochran's Q of a study: the sessions' estimates weighed by their squared errors'
