@@ -25,6 +25,7 @@
 
 #include "common/atomic_file.h"
 #include "common/flags.h"
+#include "common/user_path.h"
 #include "harness/context.h"
 #include "harness/gpu_info.h"
 #include "harness/timing.h"
@@ -172,6 +173,7 @@ int main(int argc, char** argv) {
     std::cout << kUsage << flags.Help();
     return 0;
   }
+  out = trickbench::UserPath(out);  // the caller's folder under `bazel run`
   if (!out.empty() && !trickbench::CheckWritable(out, &error)) {
     std::cerr << "gpu_selftest: bad --out: " << error << "\n";
     return 2;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "common/user_path.h"
+
 namespace trickbench {
 namespace {
 
@@ -63,7 +65,8 @@ void Declare(Flags& flags, RunOptions* opts, TimingBackends::Switches* absent) {
       .String("out", &opts->out,
               "result file (default: <runs>/<id>.json, <runs> being\n"
               "$TRICKBENCH_RUNS_DIR, else runs/ under the workspace when run by\n"
-              "`bazel run`, else ./runs); written atomically")
+              "`bazel run`, else ./runs); written atomically; relative: from\n"
+              "the folder `bazel run` was started in")
       .Int("threads", &opts->threads, 1, 1024,
            "intra-op threads (default: 1 on a machine with <= 4 hardware\n"
            "threads, else half of them; recorded in the context)")
@@ -130,6 +133,7 @@ bool ParseRunOptions(const std::vector<std::string>& args, RunOptions* opts, std
       return false;
     }
   }
+  parsed.out = UserPath(parsed.out);  // the caller's folder under `bazel run`
   *opts = std::move(parsed);
   return true;
 }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 namespace trickbench {
 namespace {
 
@@ -49,6 +51,21 @@ TEST(ParseRunOptions, ReadsEveryFlag) {
   RunOptions synonym;
   ASSERT_TRUE(ParseRunOptions({"--repetitions=7"}, &synonym, &error)) << error;
   EXPECT_EQ(synonym.rounds, 7);
+}
+
+// `bazel run` starts the binary in its runfiles: a relative --out is the caller's folder.
+TEST(ParseRunOptions, UnderBazelRunARelativeOutIsTheCallersFolder) {
+  setenv("BUILD_WORKING_DIRECTORY", "/home/me/work", 1);
+  RunOptions o;
+  std::string error;
+  ASSERT_TRUE(ParseRunOptions({"--out=runs/mine.json"}, &o, &error)) << error;
+  EXPECT_EQ(o.out, "/home/me/work/runs/mine.json");
+  ASSERT_TRUE(ParseRunOptions({"--out=/tmp/x.json"}, &o, &error)) << error;
+  EXPECT_EQ(o.out, "/tmp/x.json");
+  RunOptions fresh;
+  ASSERT_TRUE(ParseRunOptions({}, &fresh, &error)) << error;
+  EXPECT_EQ(fresh.out, "") << "no --out stays the default";
+  unsetenv("BUILD_WORKING_DIRECTORY");
 }
 
 TEST(DefaultThreads, LeavesHeadroomOnSmallMachines) {

@@ -6,6 +6,7 @@
 
 #include "common/atomic_file.h"
 #include "common/flags.h"
+#include "common/user_path.h"
 #include "reports/compare.h"
 #include "reports/compare_render.h"
 #include "reports/html_printer.h"
@@ -47,15 +48,6 @@ which no interval over one run holds; without it such settings raise false alarm
 (nothing written).
 
 )";
-
-// `bazel run` starts binaries in their runfiles; relative paths mean the caller's folder.
-std::string UserPath(const std::string& path) {
-  if (path.empty() || path[0] == '/') return path;
-  if (const char* wd = std::getenv("BUILD_WORKING_DIRECTORY"); wd && *wd) {
-    return (std::filesystem::path(wd) / path).string();
-  }
-  return path;
-}
 
 }  // namespace
 

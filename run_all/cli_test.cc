@@ -293,6 +293,31 @@ TEST(RunAll, ABudgetedRunAddsProcessesAfterItsFirstPassAndRecordsWhy) {
   EXPECT_EQ(Processes(spent_index), (std::vector<std::string>{"noop.p1", "noop.p2", "noop.p3"}));
 }
 
+// Under `bazel run` (BUILD_WORKING_DIRECTORY set, the binary started in its runfiles) a
+// relative --out_dir or --settle is the user's folder, while the trick binaries Bazel
+// passes, relative to the runfiles, still run.
+TEST(RunAll, UnderBazelRunRelativeFoldersAreTheCallers) {
+  const std::string caller = Tmp("caller");
+  const std::string env = "BUILD_WORKING_DIRECTORY=" + caller + " ";
+  const Proc p = Exec(env + g_run_all + " " + g_tricks["noop"] +
+                      " --processes=2 --min_time=0.001 --out_dir=runs/mine");
+  ASSERT_EQ(p.exit_code, 0) << p.output;
+  EXPECT_TRUE(fs::exists(caller + "/runs/mine/index.json")) << p.output;
+  EXPECT_TRUE(fs::exists(caller + "/runs/mine/report.json")) << p.output;
+  EXPECT_FALSE(fs::exists("runs/mine")) << "written beside the binary, in its runfiles";
+
+  const Proc s = Exec(env + g_run_all + " " + g_tricks["noop"] + " --settle=runs/mine --budget=5");
+  ASSERT_EQ(s.exit_code, 0) << s.output;
+  EXPECT_NE(s.output.find("run_all: settling " + fs::canonical(caller + "/runs/mine").string()),
+            std::string::npos)
+      << s.output;
+
+  // A folder that is not there is named as the user meant it.
+  const Proc q = Exec(env + g_run_all + " " + g_tricks["noop"] + " --settle=runs/missing");
+  EXPECT_EQ(q.exit_code, results::kExitUsage) << q.output;
+  EXPECT_NE(q.output.find(caller + "/runs/missing/index.json"), std::string::npos) << q.output;
+}
+
 // --settle: more processes for a finished run, in its folder, numbered on from each
 // trick's last, with the run's own flags; its budget record and report say so.
 TEST(RunAll, SettleAddsProcessesToAFinishedRunAndWritesItsReportAgain) {

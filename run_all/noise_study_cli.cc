@@ -16,6 +16,7 @@
 #include "common/atomic_file.h"
 #include "common/output_dir.h"
 #include "common/flags.h"
+#include "common/user_path.h"
 #include "reports/compare.h"
 #include "reports/html_printer.h"
 #include "reports/markdown_printer.h"
@@ -58,7 +59,9 @@ run folder per session (aa-1, ..., plant-1.10-1, ...). A complete session in a f
 given with --reuse is not run again: a study can be resumed, and its parts run apart
 (--part=aa, later --reuse=DIR --part=planted). With --noise=OTHER/noise_study.json the
 comparisons add that study's session parts, as compare --noise does: given a study of
-other sessions, it checks that they keep the A/A false alarms at alpha.
+other sessions, it checks that they keep the A/A false alarms at alpha. Relative
+paths (--out_dir, --reuse, --noise) are taken, under `bazel run`, from the folder it
+was started in.
 
 )";
 
@@ -134,6 +137,10 @@ bool Parse(const std::vector<std::string>& args, StudyOptions* o, std::string* e
     }
     o->factors.push_back(f);
   }
+  // The user's folders, as they meant them under `bazel run` (common/user_path.h).
+  o->out_dir = UserPath(o->out_dir);
+  o->reuse = UserPath(o->reuse);
+  o->noise = UserPath(o->noise);
   if (!o->reuse.empty() && !o->out_dir.empty()) {
     *error = "--reuse and --out_dir name the same thing: give one";
     return false;

@@ -35,6 +35,23 @@ const std::string kTiny =
     " --tricks=noop --sessions=2 --processes=1 --rounds=3 --min_time=0.001"
     " --plants=1.5 --plant_sessions=1";
 
+// Under `bazel run` a relative --out_dir, --reuse or --noise is the user's folder.
+TEST(NoiseStudy, UnderBazelRunRelativeFoldersAreTheCallers) {
+  const std::string caller = Tmp("caller");
+  fs::create_directories(caller);
+  const std::string env = "BUILD_WORKING_DIRECTORY=" + caller + " ";
+  Proc p = Exec(env + g_study + " " + g_noop + kTiny + " --part=aa --out_dir=study");
+  ASSERT_EQ(p.exit_code, 0) << p.output;
+  EXPECT_TRUE(fs::exists(caller + "/study/noise_study.json")) << p.output;
+  EXPECT_FALSE(fs::exists("study")) << "written beside the binary, in its runfiles";
+  p = Exec(env + g_study + " " + g_noop + kTiny + " --part=aa --reuse=study");
+  EXPECT_EQ(p.exit_code, 0) << p.output;
+  EXPECT_NE(p.output.find("0 to run, 2 reused"), std::string::npos) << p.output;
+  p = Exec(env + g_study + " " + g_noop + kTiny + " --part=aa --reuse=study --noise=none.json");
+  EXPECT_EQ(p.exit_code, 2) << p.output;
+  EXPECT_NE(p.output.find(caller + "/none.json"), std::string::npos) << p.output;
+}
+
 TEST(NoiseStudy, ATinyStudyWritesItsRatesAndResumes) {
   const std::string dir = Tmp("tiny");
   Proc p = Exec(g_study + " " + g_noop + kTiny + " --out_dir=" + dir);

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "common/flags.h"
+#include "common/user_path.h"
 #include "results/status.h"
 
 namespace trickbench {
@@ -54,6 +55,9 @@ spreads, within --budget (default: as long as the run's processes took in all);
 then its report is written again. Use the run's own build: the report warns when
 the processes of one trick ran different builds. Not for an A/B session's folders
 or an interrupted run.
+
+Folders named on the command line (--out_dir, --settle, --ab) may be relative: under
+`bazel run` they are taken from the folder it was started in, not the binary's.
 Outcomes: )";
 
 constexpr char kFooter[] =
@@ -134,6 +138,10 @@ bool ParseOptions(const std::vector<std::string>& args, Options* options, std::s
   Declare(&flags, &parsed, &fwd, &pass, &ab, &ab_seed, &budget);
   if (!flags.Parse(args, error)) return false;
   parsed.processes_given = flags.Given("processes");
+  // Folders the user named mean theirs under `bazel run` too (the binaries in
+  // parsed.binaries are Bazel's, relative to the runfiles, and stay as they are).
+  parsed.out_dir = UserPath(parsed.out_dir);
+  parsed.settle_dir = UserPath(parsed.settle_dir);
   if (parsed.settling()) {
     for (const char* other : {"processes", "ab", "out_dir"}) {
       if (flags.Given(other)) {
@@ -158,8 +166,8 @@ bool ParseOptions(const std::vector<std::string>& args, Options* options, std::s
       *error = "bad value for --ab: '" + ab + "' (expected OLD_BIN_DIR,NEW_BIN_DIR)";
       return false;
     }
-    parsed.ab_old_dir = ab.substr(0, comma);
-    parsed.ab_new_dir = ab.substr(comma + 1);
+    parsed.ab_old_dir = UserPath(ab.substr(0, comma));
+    parsed.ab_new_dir = UserPath(ab.substr(comma + 1));
   }
   if (flags.Given("ab_seed")) {
     if (ab.empty()) {
