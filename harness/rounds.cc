@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "common/interference.h"
+#include "common/speed_probe.h"
 #include "determinism/seed.h"
 #include "harness/allocator_regime.h"
 #include "harness/nvtx.h"
@@ -227,6 +228,7 @@ bool RunRounds(const TimedRunInput& in, TimingBackend& timing, TimedRun* run, st
           s.position = static_cast<int>(position);
           s.variant = vi;
           s.iterations = out.iterations[vi];
+          s.probe_ns = RunSpeedProbe().ns;
           s.start_seconds = Since(case_start);
           const Interference before = SampleInterference();
           const double seconds = runners[vi].Time(s.iterations);

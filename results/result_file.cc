@@ -72,6 +72,7 @@ Json CaseRoundsJson(const CaseRounds& c) {
   column("minor_faults_per_iteration",
          [](const RoundSample& s) { return s.minor_faults_per_iteration; });
   column("steal_seconds", [](const RoundSample& s) { return s.steal_seconds; });
+  column("probe_ns", [](const RoundSample& s) { return s.probe_ns; });
   return {{"case", c.case_name},
           {"order_seed", c.order_seed},
           {"iterations", c.iterations},

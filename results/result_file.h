@@ -129,6 +129,9 @@ struct RoundSample {
   int64_t voluntary_switches = 0;
   double minor_faults_per_iteration = 0;
   double steal_seconds = 0;  // machine-wide, during the sample
+  // One common/speed_probe.h loop's wall time, run just before the sample on the same
+  // thread: the machine's speed then. 0 when not recorded (files written before it).
+  double probe_ns = 0;
 };
 
 // A case's rounds: in each round every variant once, back to back, in the order

@@ -53,6 +53,8 @@ CaseRounds ReadCaseRounds(const Fields& f, const Json& j, const std::string& pat
   // Optional (schema 3): absent in version 2 files.
   const Json* host =
       cols.contains("host_ns_per_iteration") ? &column("host_ns_per_iteration") : nullptr;
+  // Optional: absent in files written before the speed probe.
+  const Json* probe = cols.contains("probe_ns") ? &column("probe_ns") : nullptr;
   for (size_t i = 0; i < n; ++i) {
     RoundSample s;
     auto at = [&](const char* name) { return JsonPath(JsonPath(spath, name), i); };
@@ -74,6 +76,10 @@ CaseRounds ReadCaseRounds(const Fields& f, const Json& j, const std::string& pat
     s.minor_faults_per_iteration =
         f.NumberAt(faults, JsonPath(spath, "minor_faults_per_iteration"), i);
     s.steal_seconds = f.NumberAt(steal, JsonPath(spath, "steal_seconds"), i);
+    if (probe) {
+      s.probe_ns = f.NumberAt(*probe, JsonPath(spath, "probe_ns"), i);
+      if (s.probe_ns < 0) f.Fail(at("probe_ns"), "a negative time");
+    }
     c.samples.push_back(s);
   }
   return c;

@@ -133,6 +133,7 @@ TEST(ResultFile, ReadsOlderFiles) {
   Json ok = testing::FullResult().ToJson();
   Json& tb = ok["trickbench"];
   for (const char* k : {"needs_cuda", "nvtx", "phase_seconds", "checks_memory_only"}) tb.erase(k);
+  for (auto& c : tb["rounds"]) c["samples"].erase("probe_ns");
   for (const char* k :
        {"check_steps", "random_interleaving", "timing", "flush_l2", "rounds", "process", "plant"}) {
     tb["settings"].erase(k);
@@ -164,6 +165,7 @@ TEST(ResultFile, ReadsOlderFiles) {
   EXPECT_EQ(back.trickbench.settings.plant_factor, 1);
   EXPECT_FALSE(back.trickbench.phase_seconds.has_value());
   EXPECT_FALSE(back.trickbench.checks_memory_only);
+  EXPECT_EQ(back.trickbench.rounds[0].samples[0].probe_ns, 0);  // not recorded
   EXPECT_FALSE(back.ToJson()["trickbench"].contains("phase_seconds"));
   EXPECT_FALSE(back.ToJson().contains("benchmarks"));
 }
@@ -256,6 +258,10 @@ TEST(ResultFile, RejectsBadInputNamingTheField) {
        "needs positive times)"},
       {[](Json& j) { j["trickbench"]["rounds"][0]["samples"]["steal_seconds"].erase(0); },
        "r.json: trickbench.rounds[0].samples.steal_seconds: has 5 values, round has 6"},
+      {[](Json& j) { j["trickbench"]["rounds"][0]["samples"]["probe_ns"][2] = -1; },
+       "r.json: trickbench.rounds[0].samples.probe_ns[2]: a negative time"},
+      {[](Json& j) { j["trickbench"]["rounds"][0]["samples"]["probe_ns"].erase(0); },
+       "r.json: trickbench.rounds[0].samples.probe_ns: has 5 values, round has 6"},
       {[](Json& j) { j["trickbench"]["settings"]["plant"]["factor"] = 0.5; },
        "r.json: trickbench.settings.plant.factor: below 1 (a plant only slows)"},
       {[](Json& j) { j["trickbench"]["id"] = ""; }, "r.json: trickbench.id: empty"},

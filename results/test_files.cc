@@ -77,6 +77,7 @@ ResultFile FullResult() {
         s.voluntary_switches = 1;
         s.minor_faults_per_iteration = 0.5;
         s.steal_seconds = 0.001;
+        s.probe_ns = 95e3 + k;
         rounds.samples.push_back(s);
       }
     }

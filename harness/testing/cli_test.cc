@@ -253,6 +253,7 @@ void ExpectRoundsFollowTheSchedule(const json& c, int variants, int rounds) {
     EXPECT_DOUBLE_EQ(s["host_ns_per_iteration"][i].get<double>(),
                      s["ns_per_iteration"][i].get<double>());
     EXPECT_GE(s["minor_faults_per_iteration"][i].get<double>(), 0);
+    EXPECT_GT(s["probe_ns"][i].get<double>(), 0) << "no speed probe beside sample " << i;
   }
 }
 
