@@ -64,8 +64,8 @@ struct AllocationRule {
   // The spreads are judged by this one-sided upper confidence bound on the sd from the
   // first pass (chi-square with processes - 1 dof), not by the sd itself; 0: as measured.
   double spread_confidence = 0.95;
-  // Whether the cap lets a setting reach a target at all is judged on a lower bound
-  // (see the header); 0: as measured.
+  // Whether the cap lets a setting reach a target at all is judged on a milder upper
+  // bound, at this confidence (see the header); 0: as measured.
   double reach_confidence = 0.8;
 };
 
