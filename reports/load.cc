@@ -49,15 +49,20 @@ void AddProcess(TrickReport* t, const results::ResultFile& file) {
     if (name == r.variants.end() || rounds == r.rounds.end()) continue;
     const int index = static_cast<int>(name - r.variants.begin());
     AddPeaks(&v, r);
-    std::vector<double> mine;
+    std::vector<double> mine, probes;
     double faults = 0, switches = 0, host = 0;
     for (const results::RoundSample* x : rounds->Of(index)) {
       mine.push_back(x->ns_per_iteration);
+      probes.push_back(x->probe_ns);
       host += x->host_ns_per_iteration;
       faults += x->minor_faults_per_iteration;
       switches += static_cast<double>(x->involuntary_switches);
     }
-    if (!v.baseline) v.log_ratios.push_back(rounds->LogRatios(index));
+    if (!v.baseline) {
+      v.log_ratios.push_back(rounds->LogRatios(index));
+      // A file from before the probe reads 0 in every sample: its median is 0 too.
+      v.process_probe_ns.push_back(probes.empty() ? 0 : stats::Median(probes));
+    }
     if (mine.empty()) continue;
     // Running means over every process's samples.
     const double before = static_cast<double>(v.samples_ns.size());

@@ -510,6 +510,42 @@ TEST(Rounds, BadRoundFieldsInAReportNameTheField) {
             "r.json: machine.steal_seconds: missing");
 }
 
+// Each process's median probe time is kept beside its log ratios (what compare reads
+// both runs at one machine speed with), survives report.json, and a bad one is named.
+TEST(Rounds, TheSpeedProbeIsKeptPerProcess) {
+  SimulatedTrick t{"alpha", stats::Simulate(Quiet(3, 1.2), 12)};
+  t.probe_ns_by_process = {90e3, 110e3};  // the third process's file predates the probe
+  const Report r = MergeRun(WriteSimulatedRun(ScratchDir("probe"), {t}));
+  const Variant& optimized = r.tricks.at(0).variants.at(1);
+  EXPECT_EQ(optimized.process_probe_ns, (std::vector<double>{90e3, 110e3, 0}));
+  EXPECT_TRUE(r.tricks.at(0).variants.at(0).process_probe_ns.empty());  // the baseline
+  const json j = ReportToJson(r);
+  const Report back = ReportFromJson(results::ParseJsonText(j.dump(), "r.json"), "r.json");
+  EXPECT_EQ(back.tricks.at(0).variants.at(1).process_probe_ns, optimized.process_probe_ns);
+  // A report from before the probe reads as having none.
+  json old = j;
+  old["tricks"][0]["variants"][1].erase("process_probe_ns");
+  EXPECT_TRUE(ReportFromJson(results::ParseJsonText(old.dump(), "r.json"), "r.json")
+                  .tricks.at(0)
+                  .variants.at(1)
+                  .process_probe_ns.empty());
+  const auto error = [&](const std::function<void(json&)>& change) {
+    json bad = j;
+    change(bad);
+    try {
+      ReportFromJson(results::ParseJsonText(bad.dump(), "r.json"), "r.json");
+    } catch (const results::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error([](json& x) { x["tricks"][0]["variants"][1]["process_probe_ns"][1] = -5; }),
+            "r.json: tricks[0].variants[1].process_probe_ns[1]: negative time -5.000");
+  EXPECT_EQ(error([](json& x) { x["tricks"][0]["variants"][1]["process_probe_ns"].erase(2); }),
+            "r.json: tricks[0].variants[1].process_probe_ns: has 2 values, log_ratios has 3 "
+            "processes");
+}
+
 // A run folder holding a schema 1 file (from before paired rounds) is refused, naming
 // the file and saying to rerun; a schema 2 process merges with schema 3 ones.
 TEST(Rounds, Schema1ProcessesAreRefusedSchema2OnesMerge) {

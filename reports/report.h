@@ -69,6 +69,11 @@ struct Variant {
   // ns) (results::CaseRounds::LogRatios). Empty for a baseline. The speedup and its
   // interval come from these.
   std::vector<std::vector<double>> log_ratios;
+  // Raw, a non-baseline variant: per process, beside log_ratios, the median probe_ns of
+  // this variant's samples (common/speed_probe.h: how fast the machine ran in that
+  // process); 0 for a process whose file predates the probe. Compare reads both runs at
+  // one machine speed with it (stats/speed_adjusted.h).
+  std::vector<double> process_probe_ns;
   // Raw: mean minor page faults per iteration and mean involuntary context switches per
   // sample, over every process: an allocation-heavy or preempted variant.
   double faults_per_iteration = 0, switches_per_sample = 0;

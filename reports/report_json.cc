@@ -25,6 +25,7 @@ Json VariantJson(const Variant& v) {
           {"samples_ns", v.samples_ns},
           {"process_medians_ns", v.process_medians_ns},
           {"log_ratios", v.log_ratios},
+          {"process_probe_ns", v.process_probe_ns},
           {"faults_per_iteration", v.faults_per_iteration},
           {"switches_per_sample", v.switches_per_sample},
           {"host_ns_per_iteration", v.host_ns_per_iteration},
@@ -333,6 +334,23 @@ Report ReportFromJson(const Json& j, const std::string& file) {
                        [](const auto& x) { return !x.empty(); })) {
         f.Fail(JsonPath(vp, "log_ratios"),
                "no round (settings.rounds is " + std::to_string(t.rounds) + ")");
+      }
+      // Optional: reports written before the speed probe have none (compare then reads
+      // that side as measured).
+      if (vs[vi].contains("process_probe_ns")) {
+        const std::string pp = JsonPath(vp, "process_probe_ns");
+        const Json& probes = f.Array(vs[vi], vp, "process_probe_ns");
+        for (size_t k = 0; k < probes.size(); ++k) {
+          const double x = f.NumberAt(probes, pp, k);
+          // 0: a process from before the probe.
+          if (x < 0) f.Fail(JsonPath(pp, k), "negative time " + FormatFixed(x, 3));
+          v.process_probe_ns.push_back(x);
+        }
+        if (v.process_probe_ns.size() != v.log_ratios.size()) {
+          f.Fail(pp, "has " + std::to_string(v.process_probe_ns.size()) +
+                         " values, log_ratios has " + std::to_string(v.log_ratios.size()) +
+                         " processes");
+        }
       }
       v.faults_per_iteration = f.Number(vs[vi], vp, "faults_per_iteration");
       v.switches_per_sample = f.Number(vs[vi], vp, "switches_per_sample");

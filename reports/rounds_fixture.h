@@ -40,6 +40,9 @@ struct SimulatedTrick {
   std::vector<int64_t> optimized_peak_by_process;
   // The checks' counters of each variant (the trick's Counters()).
   std::map<std::string, double> baseline_counters, optimized_counters;
+  // Per process (0-based): every sample's probe_ns; 0 (a file from before the probe)
+  // where not given.
+  std::vector<double> probe_ns_by_process;
 };
 
 // Process `process` (0-based) of `trick` as a result file.
@@ -102,6 +105,8 @@ inline results::ResultFile SimulatedResult(const SimulatedTrick& trick, int proc
       s.cpu_ns_per_iteration = s.ns_per_iteration;
       s.involuntary_switches = trick.switches_per_sample;
       s.minor_faults_per_iteration = trick.faults_per_iteration;
+      if (static_cast<size_t>(process) < trick.probe_ns_by_process.size())
+        s.probe_ns = trick.probe_ns_by_process[static_cast<size_t>(process)];
       rounds.samples.push_back(s);
     }
   }
