@@ -1,6 +1,5 @@
 #include "reports/cli.h"
 
-#include <cstdlib>
 #include <filesystem>
 #include <optional>
 
@@ -40,7 +39,12 @@ settle it). Absolute times are tested only
 when OLD and NEW are old/report.json and new/report.json of one A/B session (run_all
 --ab), over the pairs of processes; otherwise shown, not tested. Warns when the
 environments (device, LibTorch, threads, BLAS, determinism) or the machine's state
-(load, steal, preemptions) differ. With --noise=noise_study.json (run_all:noise_study on
+(load, steal, preemptions) differ. Where both reports recorded the speed probe (every
+sample since it was added) and a setting has at least 6 processes on each side, both
+sides are read at one machine speed first: each run's process values regressed on how
+fast the machine ran in each process, read at the two runs' mean probe time (column
+"read at"); what the VM's speed spells do to a speedup is then out of the test. With
+--noise=noise_study.json (run_all:noise_study on
 this machine), each setting the study measured has its between-session sd added to both
 sides before the test: two runs differ by two draws of what all processes of a run share,
 which no interval over one run holds; without it such settings raise false alarms beyond

@@ -7,6 +7,7 @@
 
 #include "reports/analyze.h"
 #include "reports/format.h"
+#include "reports/speed_reference.h"
 #include "stats/distributions.h"
 #include "stats/session_part.h"
 
@@ -80,8 +81,7 @@ std::vector<std::string> MachineDifferences(const Report& o, const Report& n) {
 // around a null change: each side's half-width about min_effect / 2. A session part
 // takes its share of that half-width first, and no number of processes removes it: a
 // part whose own half-width is beyond it leaves the setting out of reach.
-void AdviseToSettle(SpeedupChange* c, const TrickReport& ot, const VariantEffect& o,
-                    const TrickReport& nt, const VariantEffect& n,
+void AdviseToSettle(SpeedupChange* c, const TrickReport& ot, const TrickReport& nt,
                     const stats::DecisionRule& rule) {
   double target = rule.min_effect / 2;
   if (c->session_sd) {
@@ -94,8 +94,9 @@ void AdviseToSettle(SpeedupChange* c, const TrickReport& ot, const VariantEffect
     target = std::expm1(std::sqrt(side * side - part * part));
   }
   int processes = 0, rounds = 0;
-  for (const VariantEffect* e : {&o, &n}) {
-    const stats::Settle s = stats::ToSettle(e->time, target, 1 - rule.alpha);
+  // The sides as tested: read at one speed, their spread is what the spells leave.
+  for (const stats::Speedup* side : {&c->old_side, &c->new_side}) {
+    const stats::Settle s = stats::ToSettle(*side, target, 1 - rule.alpha);
     if (!s.reachable) return;
     processes = std::max(processes, s.processes);
     rounds = std::max(rounds, s.rounds_per_process);
@@ -194,12 +195,17 @@ ReportDiff CompareReports(const Report& o, const Report& n, const stats::Decisio
         s.new_time = ne.time;
         s.old_verdict = VerdictName(oe.verdict) + (oe.time.imprecise ? " (imprecise)" : "");
         s.new_verdict = VerdictName(ne.verdict) + (ne.time.imprecise ? " (imprecise)" : "");
-        stats::Speedup old_side = oe.time, new_side = ne.time;
+        const ComparedSides sides = AtOneSpeed(ot, oe, nt, ne);
+        s.old_side = sides.old_side;
+        s.new_side = sides.new_side;
+        s.reference_probe_ns = sides.reference_probe_ns;
+        s.as_measured_because = sides.as_measured_because;
+        stats::Speedup old_side = s.old_side, new_side = s.new_side;
         if (const SessionPart* part =
                 parts ? parts->Find(nt.id, ne.case_name, ne.variant) : nullptr) {
           s.session_sd = part->sd;
-          old_side = stats::WithSessionPart(oe.time, part->sd, part->sessions - 1, 1 - rule.alpha);
-          new_side = stats::WithSessionPart(ne.time, part->sd, part->sessions - 1, 1 - rule.alpha);
+          old_side = stats::WithSessionPart(old_side, part->sd, part->sessions - 1, 1 - rule.alpha);
+          new_side = stats::WithSessionPart(new_side, part->sd, part->sessions - 1, 1 - rule.alpha);
         }
         s.change = stats::CompareSpeedups(old_side, new_side, 1 - rule.alpha);
         stats::Speedup both;
@@ -219,18 +225,9 @@ ReportDiff CompareReports(const Report& o, const Report& n, const stats::Decisio
   }
   for (auto& s : c.speedups) {
     if (s.change.outcome != stats::ChangeOutcome::kUnknown) continue;
-    for (const auto& nt : n.tricks) {
-      const auto ot = old_by_id.find(nt.id);
-      if (nt.id != s.trick || ot == old_by_id.end()) continue;
-      const auto find = [&](const TrickReport& t) -> const VariantEffect* {
-        for (const auto& e : t.effects) {
-          if (e.case_name == s.case_name && e.variant == s.variant) return &e;
-        }
-        return nullptr;
-      };
-      if (const auto* oe = find(*ot->second), *ne = find(nt); oe && ne)
-        AdviseToSettle(&s, *ot->second, *oe, nt, *ne, rule);
-    }
+    const auto ot = old_by_id.find(s.trick), nt = new_by_id.find(s.trick);
+    if (ot != old_by_id.end() && nt != new_by_id.end())
+      AdviseToSettle(&s, *ot->second, *nt->second, rule);
   }
   stats::Decide(&time_changes, rule);
   for (size_t i = 0; i < tested_times.size(); ++i)

@@ -16,7 +16,10 @@
 //   rounds that would settle it); with a noise study's session parts, each setting the
 //   study measured has its between-session sd added to both sides first
 //   (stats::WithSessionPart): two runs differ by two draws of what all processes of a
-//   run share, which no interval over one run's processes holds;
+//   run share, which no interval over one run's processes holds; where both runs
+//   recorded the speed probe, both sides are first read at one machine speed
+//   (speed_reference.h): what the VM's speed spells do to a speedup is taken out of the
+//   test, and runs that caught different spells compare like with like;
 // - absolute times per timed variant (a case's variant, baselines included): two sessions differ by the machine's drift (20-40 %
 //   here), which no test over one session's samples sees, so they are tested only when
 //   the two reports are the two sides of one A/B session (run_all --ab: same seed, roles
@@ -41,6 +44,11 @@ namespace reports {
 struct SpeedupChange {
   std::string trick, case_name, variant;
   stats::Speedup old_time, new_time;  // each side's VariantEffect::time, as measured
+  // What the test read, before any session part: both sides at one machine speed when
+  // both runs recorded the speed probe (speed_reference.h), else old_time and new_time.
+  stats::Speedup old_side, new_side;
+  std::optional<double> reference_probe_ns;  // set: both sides read at this probe time
+  std::string as_measured_because;           // otherwise, why not
   // The between-session sd (log scale) added to both sides before the test; unset when
   // compare had no noise study or the study did not measure this setting.
   std::optional<double> session_sd;

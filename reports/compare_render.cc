@@ -5,6 +5,7 @@
 
 #include "reports/analyze.h"
 #include "reports/format.h"
+#include "stats/speed_adjusted.h"
 
 namespace trickbench {
 namespace reports {
@@ -121,16 +122,32 @@ std::string SessionPartsLine(const ReportDiff& c) {
          "as measured. A study from another machine or load says nothing of these runs.";
 }
 
+// Which settings were read at one machine speed, and what that means for the figures.
+std::string SpeedLine(const ReportDiff& c) {
+  int at_speed = 0;
+  for (const auto& s : c.speedups) at_speed += s.reference_probe_ns.has_value();
+  return std::to_string(at_speed) + " of " + std::to_string(c.speedups.size()) +
+         " settings were read at one machine speed: each run's processes regressed on the "
+         "speed probe timed beside every sample, both read at the two runs' mean probe time "
+         "(column \"read at\"), so what the machine's speed spells do to a speedup is out of "
+         "the test. Their speedups here are at that speed and may differ a little from each "
+         "report's; the others (fewer than " +
+         std::to_string(stats::kSpeedAdjustMinProcesses) +
+         " processes on a side, or no probe) are as measured.";
+}
+
 doc::Table SpeedupTable(const ReportDiff& c) {
   const bool parts = !c.noise_source.empty();
   std::vector<std::string> columns = {"trick", "setting", "old speedup [95% CI]",
-                                      "new speedup [95% CI]"};
+                                      "new speedup [95% CI]", "read at"};
   if (parts) columns.push_back("session sd");
   for (const char* h : {"new/old [95% CI]", "p (Holm)", "outcome"}) columns.push_back(h);
   doc::Table table("speedups", columns);
   for (const auto& s : c.speedups) {
-    std::vector<doc::Cell> row = {s.trick, SettingName(s.case_name, s.variant),
-                                  SpeedupText(s.old_time), SpeedupText(s.new_time)};
+    std::vector<doc::Cell> row = {
+        s.trick, SettingName(s.case_name, s.variant), SpeedupText(s.old_side),
+        SpeedupText(s.new_side),
+        s.reference_probe_ns ? "probe " + FormatNs(*s.reference_probe_ns) : "as measured"};
     if (parts) row.push_back(s.session_sd ? FormatPercent(*s.session_sd, 1, false) : "-");
     row.push_back(ChangeText(s.change));
     row.push_back(FormatP(s.change.p_adjusted));
@@ -187,6 +204,7 @@ doc::Document DiffDocument(const ReportDiff& c, std::optional<double> fail_perce
     d.blocks.push_back(machine);
   }
   d.blocks.push_back(doc::Paragraph{SummaryLine(c)});
+  if (!c.speedups.empty()) d.blocks.push_back(doc::Paragraph{SpeedLine(c)});
   if (!c.noise_source.empty()) d.blocks.push_back(doc::Paragraph{SessionPartsLine(c)});
   if (c.one_process > 0) {
     d.blocks.push_back(doc::Paragraph{

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <random>
 #include <sstream>
 
 #include "reports/cli.h"
@@ -157,6 +158,65 @@ TEST(Compare, ThreeOutcomesOnSimulatedRuns) {
   EXPECT_EQ(CompareMain({old_r, new_r, "--alpha=1.5"}, out4, err4), 2);
   EXPECT_EQ(err4.str(),
             "compare: bad value for --alpha: '1.5' (expected a level in (0, 1), e.g. 0.05)\n");
+}
+
+// A run on a machine with speed spells: process p ran at log speed x_p (the probe read
+// 100 us * exp(x_p)) and the optimized variant gained `slope` * x_p on its baseline, as a
+// dispatch-bound baseline slows more than its variant in a slow spell.
+std::string SpelledRun(const std::string& name, int processes, double session_speed, uint64_t seed,
+                       bool probe = true) {
+  stats::Experiment e = stats::Simulate(Scenario(processes, 1.5, 0.01), seed);
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> speed(session_speed, 0.1);
+  std::vector<double> probes;
+  for (auto& process : e.variant) {
+    const double x = speed(rng);
+    for (double& log_ns : process) log_ns -= 1.0 * x;
+    probes.push_back(probe ? 100e3 * std::exp(x) : 0);
+  }
+  SimulatedTrick t{"spelled", e};
+  t.probe_ns_by_process = probes;
+  return ReportOf(WriteSimulatedRun(ScratchDir(name + "_run"), {t}), name);
+}
+
+// Two runs of one build that caught different spells (the second 8 % slower on the
+// probe): as measured the speedup moved by about 8 %, beyond +-5 %; read at one machine
+// speed both are the same speedup, and compare calls it unchanged. With too few
+// processes or a side without the probe, both are compared as measured and it says why.
+TEST(Compare, ReadsBothRunsAtOneMachineSpeed) {
+  const std::string old_r = SpelledRun("spell_old", 12, 0.0, 31),
+                    new_r = SpelledRun("spell_new", 12, 0.08, 32);
+  const ReportDiff c = CompareReports(LoadReportOrResult(old_r), LoadReportOrResult(new_r));
+  ASSERT_EQ(c.speedups.size(), 1u);
+  const SpeedupChange& s = c.speedups[0];
+  ASSERT_TRUE(s.reference_probe_ns.has_value()) << s.as_measured_because;
+  EXPECT_GT(*s.reference_probe_ns, 100e3);
+  EXPECT_LT(*s.reference_probe_ns, 100e3 * std::exp(0.08));
+  EXPECT_EQ(s.old_side.method, "speed_adjusted");
+  EXPECT_EQ(s.change.outcome, stats::ChangeOutcome::kUnchanged);
+  EXPECT_LT(s.change.log_se, 0.5 * std::hypot(s.old_time.log_se, s.new_time.log_se));
+  // What each report says stays as measured: the new run's speedup is higher.
+  EXPECT_GT(s.new_time.speedup / s.old_time.speedup, 1.04);
+  const std::string md = doc::PrintMarkdown(DiffDocument(c, std::nullopt));
+  EXPECT_NE(md.find("1 of 1 settings were read at one machine speed"), std::string::npos) << md;
+  EXPECT_NE(md.find("| read at |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| probe 10"), std::string::npos) << md;
+
+  // The same runs as measured (the probe stripped from the new report) cannot say so.
+  const std::string no_probe = SpelledRun("spell_new_noprobe", 12, 0.08, 32, false);
+  const ReportDiff m = CompareReports(LoadReportOrResult(old_r), LoadReportOrResult(no_probe));
+  EXPECT_FALSE(m.speedups[0].reference_probe_ns.has_value());
+  EXPECT_NE(m.speedups[0].as_measured_because.find("written before probe_ns"), std::string::npos)
+      << m.speedups[0].as_measured_because;
+  EXPECT_NE(m.speedups[0].change.outcome, stats::ChangeOutcome::kUnchanged);
+  EXPECT_EQ(m.speedups[0].old_side.method, m.speedups[0].old_time.method);
+  EXPECT_NE(doc::PrintMarkdown(DiffDocument(m, std::nullopt)).find("| as measured |"),
+            std::string::npos);
+
+  const std::string few = SpelledRun("spell_few", 5, 0.08, 33);
+  const ReportDiff f = CompareReports(LoadReportOrResult(old_r), LoadReportOrResult(few));
+  EXPECT_FALSE(f.speedups[0].reference_probe_ns.has_value());
+  EXPECT_EQ(f.speedups[0].as_measured_because, "new run: 5 processes, fewer than 6");
 }
 
 // A report made by hand: one timed setting per entry of `log_speedups`, each with the
