@@ -40,10 +40,11 @@ when OLD and NEW are old/report.json and new/report.json of one A/B session (run
 --ab), over the pairs of processes; otherwise shown, not tested. Warns when the
 environments (device, LibTorch, threads, BLAS, determinism) or the machine's state
 (load, steal, preemptions) differ. Where both reports recorded the speed probe (every
-sample since it was added) and a setting has at least 6 processes on each side, both
-sides are read at one machine speed first: each run's process values regressed on how
-fast the machine ran in each process, read at the two runs' mean probe time (column
-"read at"); what the VM's speed spells do to a speedup is then out of the test. With
+sample since it was added) and a setting has at least 8 processes over both runs (3 in
+each), both sides are read at one machine speed first: the process values regressed,
+with one slope, on how fast the machine ran in each process, and the new run read at
+the old run's mean probe time (column "read at"); what the VM's speed spells do to a
+speedup is then out of the test. With
 --noise=noise_study.json (run_all:noise_study on
 this machine), each setting the study measured has its between-session sd added to both
 sides before the test: two runs differ by two draws of what all processes of a run share,

@@ -47,8 +47,9 @@ struct SpeedupChange {
   // What the test read, before any session part: both sides at one machine speed when
   // both runs recorded the speed probe (speed_reference.h), else old_time and new_time.
   stats::Speedup old_side, new_side;
-  std::optional<double> reference_probe_ns;  // set: both sides read at this probe time
-  std::string as_measured_because;           // otherwise, why not
+  std::optional<double>
+      reference_probe_ns;           // set: both sides read at this (the old run's) probe time
+  std::string as_measured_because;  // otherwise, why not
   // The between-session sd (log scale) added to both sides before the test; unset when
   // compare had no noise study or the study did not measure this setting.
   std::optional<double> session_sd;

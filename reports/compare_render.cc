@@ -127,13 +127,14 @@ std::string SpeedLine(const ReportDiff& c) {
   int at_speed = 0;
   for (const auto& s : c.speedups) at_speed += s.reference_probe_ns.has_value();
   return std::to_string(at_speed) + " of " + std::to_string(c.speedups.size()) +
-         " settings were read at one machine speed: each run's processes regressed on the "
-         "speed probe timed beside every sample, both read at the two runs' mean probe time "
-         "(column \"read at\"), so what the machine's speed spells do to a speedup is out of "
-         "the test. Their speedups here are at that speed and may differ a little from each "
-         "report's; the others (fewer than " +
-         std::to_string(stats::kSpeedAdjustMinProcesses) +
-         " processes on a side, or no probe) are as measured.";
+         " settings were read at one machine speed: both runs' processes regressed, with one "
+         "slope, on the speed probe timed beside every sample, and the new run read at the "
+         "old run's mean probe time (column \"read at\"), so what the machine's speed spells "
+         "do to a speedup is out of the test. The old run's speedups here are its mean over "
+         "processes, the new run's are at the old run's speed, and both may differ a little "
+         "from each report's; the others (fewer than " +
+         std::to_string(stats::kSpeedAdjustMinProcesses) + " processes over both runs or " +
+         std::to_string(stats::kSpeedAdjustMinPerRun) + " in one, or no probe) are as measured.";
 }
 
 doc::Table SpeedupTable(const ReportDiff& c) {

@@ -48,26 +48,15 @@ ComparedSides AtOneSpeed(const TrickReport& old_trick, const VariantEffect& old_
   if (op.empty()) return out;
   const std::vector<double> np = LogProbes(nv, "new", &out.as_measured_because);
   if (np.empty()) return out;
-  // The two runs' mean speed: the reference both read at, where their lines are best known.
-  double sum = 0;
-  for (double x : op) sum += x;
-  for (double x : np) sum += x;
-  const double reference = sum / static_cast<double>(op.size() + np.size());
-  const stats::SpeedAdjusted a =
-      stats::AtReferenceSpeed(ov->log_ratios, op, reference, 1 - kAlpha, kImpreciseHalfWidth);
-  if (!a.adjusted) {
-    out.as_measured_because = "old run: " + a.why_not;
+  const stats::OneSpeed s = stats::AtOldRunsSpeed(ov->log_ratios, op, nv->log_ratios, np,
+                                                  1 - kAlpha, kImpreciseHalfWidth);
+  if (!s.adjusted) {
+    out.as_measured_because = s.why_not;
     return out;
   }
-  const stats::SpeedAdjusted b =
-      stats::AtReferenceSpeed(nv->log_ratios, np, reference, 1 - kAlpha, kImpreciseHalfWidth);
-  if (!b.adjusted) {
-    out.as_measured_because = "new run: " + b.why_not;
-    return out;
-  }
-  out.old_side = a.speedup;
-  out.new_side = b.speedup;
-  out.reference_probe_ns = std::exp(reference);
+  out.old_side = s.old_side;
+  out.new_side = s.new_side;
+  out.reference_probe_ns = std::exp(s.reference);
   out.as_measured_because.clear();
   return out;
 }
