@@ -5,7 +5,6 @@
 
 #include "reports/analyze.h"
 #include "reports/format.h"
-#include "stats/speed_adjusted.h"
 
 namespace trickbench {
 namespace reports {
@@ -122,19 +121,43 @@ std::string SessionPartsLine(const ReportDiff& c) {
          "as measured. A study from another machine or load says nothing of these runs.";
 }
 
-// Which settings were read at one machine speed, and what that means for the figures.
+// Which settings were read at one machine speed, what that means for the figures, and
+// why the others were not: a user who sees "as measured" needs the reason to fix it
+// (an old report, too few processes), so each distinct reason is given with its count
+// and, where it is the reason for a few settings only, their names.
 std::string SpeedLine(const ReportDiff& c) {
   int at_speed = 0;
-  for (const auto& s : c.speedups) at_speed += s.reference_probe_ns.has_value();
-  return std::to_string(at_speed) + " of " + std::to_string(c.speedups.size()) +
-         " settings were read at one machine speed: both runs' processes regressed, with one "
-         "slope, on the speed probe timed beside every sample, and the new run read at the "
-         "old run's mean probe time (column \"read at\"), so what the machine's speed spells "
-         "do to a speedup is out of the test. The old run's speedups here are its mean over "
-         "processes, the new run's are at the old run's speed, and both may differ a little "
-         "from each report's; the others (fewer than " +
-         std::to_string(stats::kSpeedAdjustMinProcesses) + " processes over both runs or " +
-         std::to_string(stats::kSpeedAdjustMinPerRun) + " in one, or no probe) are as measured.";
+  std::vector<std::pair<std::string, std::vector<std::string>>> reasons;  // first-seen order
+  for (const auto& s : c.speedups) {
+    if (s.reference_probe_ns) {
+      ++at_speed;
+      continue;
+    }
+    auto it = std::find_if(reasons.begin(), reasons.end(),
+                           [&](const auto& r) { return r.first == s.as_measured_because; });
+    if (it == reasons.end()) it = reasons.insert(reasons.end(), {s.as_measured_because, {}});
+    it->second.push_back(s.trick + " " + SettingName(s.case_name, s.variant));
+  }
+  std::string out =
+      std::to_string(at_speed) + " of " + std::to_string(c.speedups.size()) +
+      " settings were read at one machine speed: both runs' processes regressed, with one "
+      "slope, on the speed probe timed beside every sample, and the new run read at the "
+      "old run's mean probe time (column \"read at\"), so what the machine's speed spells "
+      "do to a speedup is out of the test. The old run's speedups here are its mean over "
+      "processes, the new run's are at the old run's speed, and both may differ a little "
+      "from each report's.";
+  if (reasons.empty()) return out;
+  out += " As measured:";
+  for (size_t i = 0; i < reasons.size(); ++i) {
+    const auto& [why, settings] = reasons[i];
+    out += (i ? "; " : " ") + std::to_string(settings.size()) + " because " + why;
+    if (settings.size() <= 3) {
+      std::string names;
+      for (const std::string& n : settings) names += (names.empty() ? "" : ", ") + n;
+      out += " (" + names + ")";
+    }
+  }
+  return out + ".";
 }
 
 doc::Table SpeedupTable(const ReportDiff& c) {

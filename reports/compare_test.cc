@@ -201,6 +201,7 @@ TEST(Compare, ReadsBothRunsAtOneMachineSpeed) {
   EXPECT_NE(md.find("1 of 1 settings were read at one machine speed"), std::string::npos) << md;
   EXPECT_NE(md.find("| read at |"), std::string::npos) << md;
   EXPECT_NE(md.find("| probe 10"), std::string::npos) << md;
+  EXPECT_EQ(md.find("As measured:"), std::string::npos) << md;
 
   // The same runs as measured (the probe stripped from the new report) cannot say so.
   const std::string no_probe = SpelledRun("spell_new_noprobe", 12, 0.08, 32, false);
@@ -210,14 +211,19 @@ TEST(Compare, ReadsBothRunsAtOneMachineSpeed) {
       << m.speedups[0].as_measured_because;
   EXPECT_NE(m.speedups[0].change.outcome, stats::ChangeOutcome::kUnchanged);
   EXPECT_EQ(m.speedups[0].old_side.method, m.speedups[0].old_time.method);
-  EXPECT_NE(doc::PrintMarkdown(DiffDocument(m, std::nullopt)).find("| as measured |"),
-            std::string::npos);
+  const std::string m_md = doc::PrintMarkdown(DiffDocument(m, std::nullopt));
+  EXPECT_NE(m_md.find("| as measured |"), std::string::npos);
+  EXPECT_NE(m_md.find("0 of 1 settings were read at one machine speed"), std::string::npos);
+  EXPECT_NE(m_md.find("As measured: 1 because a process of the new run has no speed probe "
+                      "(written before probe_ns) (spelled "),
+            std::string::npos)
+      << m_md;
 
   const std::string few = SpelledRun("spell_few", 2, 0.08, 33);
   const ReportDiff f = CompareReports(LoadReportOrResult(old_r), LoadReportOrResult(few));
   EXPECT_FALSE(f.speedups[0].reference_probe_ns.has_value());
   EXPECT_EQ(f.speedups[0].as_measured_because,
-            "12 and 2 processes, fewer than 8 or fewer than 3 in a run");
+            "12 + 2 processes, where the fit needs 8 over both runs and 3 in each");
 }
 
 // A report made by hand: one timed setting per entry of `log_speedups`, each with the

@@ -89,9 +89,9 @@ OneSpeed AtOldRunsSpeed(const std::vector<std::vector<double>>& old_log_ratios,
   OneSpeed out;
   const int no = static_cast<int>(o.y.size()), nn = static_cast<int>(n.y.size());
   if (no + nn < kSpeedAdjustMinProcesses || std::min(no, nn) < kSpeedAdjustMinPerRun) {
-    out.why_not = std::to_string(no) + " and " + std::to_string(nn) + " processes, fewer than " +
-                  std::to_string(kSpeedAdjustMinProcesses) + " or fewer than " +
-                  std::to_string(kSpeedAdjustMinPerRun) + " in a run";
+    out.why_not = std::to_string(no) + " + " + std::to_string(nn) +
+                  " processes, where the fit needs " + std::to_string(kSpeedAdjustMinProcesses) +
+                  " over both runs and " + std::to_string(kSpeedAdjustMinPerRun) + " in each";
     return out;
   }
   // The slope comes from the spread within each run only: the gap between the runs' mean

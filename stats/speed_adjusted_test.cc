@@ -66,7 +66,9 @@ TEST(AtOldRunsSpeed, NotAdjustedWithFewProcessesOrOneSpeed) {
   std::vector<std::vector<double>> three_and_empty = {{0.1}, {0.2}, {0.3}, {}};
   const OneSpeed seven = AtOldRunsSpeed(four, p4, three_and_empty, p4);  // an empty one
   EXPECT_FALSE(seven.adjusted);                                          // does not count
-  EXPECT_NE(seven.why_not.find("4 and 3 processes, fewer than 8"), std::string::npos);
+  EXPECT_NE(
+      seven.why_not.find("4 + 3 processes, where the fit needs 8 over both runs and 3 in each"),
+      std::string::npos);
   const std::vector<std::vector<double>> six(6, {0.1});
   EXPECT_FALSE(AtOldRunsSpeed(six, {0, 1, 2, 3, 4, 5}, two, {0, 1}).adjusted);  // 2 in a run
   const OneSpeed same =
