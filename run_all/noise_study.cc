@@ -139,9 +139,9 @@ StudyResult AnalyzeStudy(const std::vector<reports::Report>& aa,
         SettingStudy& b = Find(&r, c);
         b.false_alarms.Add(IsAlarm(c.change.outcome));
         // Each session's own estimate, once: the first session from its pair with the
-        // second, every later one from its pair with the first. As compare tested it (at
-        // the pair's machine speed, where both recorded it): the part between sessions is
-        // what compare's test leaves out.
+        // second, every later one from its pair with the first. As compare tested it (read
+        // at the first session's machine speed, where all recorded it, since it is the old
+        // side of every pair here): the part between sessions is what compare's test leaves out.
         if (i == 0) {
           if (j == 1) b.sessions.push_back(c.old_side);
           b.sessions.push_back(c.new_side);
