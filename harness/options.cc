@@ -79,6 +79,11 @@ void Declare(Flags& flags, RunOptions* opts, TimingBackends::Switches* absent) {
       .Int("process", &opts->process, 1, 100000,
            "which of run_all's processes this is (recorded); above 1 the\n"
            "reproducibility check is left to process 1")
+      .String("iterations_from", &opts->iterations_from,
+              "a result file of this trick (run_all passes process 1's to the\n"
+              "later processes): time each variant with its iterations per\n"
+              "sample instead of calibrating, so that the processes of a run\n"
+              "time the same work per sample (recorded)")
       .String("plant_slowdown", &opts->plant_slowdown,
               "VARIANT:FACTOR: make that variant's samples FACTOR times slower\n"
               "by busy-waiting (VARIANT `all`: every non-baseline variant); for\n"
@@ -134,6 +139,7 @@ bool ParseRunOptions(const std::vector<std::string>& args, RunOptions* opts, std
     }
   }
   parsed.out = UserPath(parsed.out);  // the caller's folder under `bazel run`
+  if (!parsed.iterations_from.empty()) parsed.iterations_from = UserPath(parsed.iterations_from);
   *opts = std::move(parsed);
   return true;
 }

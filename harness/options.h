@@ -42,6 +42,7 @@ struct RunOptions {
   double min_time = kDefaultMinTime;  // target seconds of one sample
   int process = 0;                    // which of run_all's processes (1-based); 0 = run alone
   std::string plant_slowdown;         // "VARIANT:FACTOR" (noise study); "" = none
+  std::string iterations_from;        // a result file whose iteration counts to use; "" = calibrate
   std::string device = "auto";        // auto | cpu | cuda
   uint64_t seed = 0;
   bool list = false;         // print the trick's variants and cases, run nothing

@@ -45,6 +45,7 @@ results::ResultFile NewResultFile(const TrickDef& def, const RunOptions& opts,
   t.settings.threads = at::get_num_threads();
   t.settings.rounds = opts.rounds;
   t.settings.process = opts.process;
+  t.settings.iterations_from = opts.iterations_from;
   Plant plant;
   std::string ignored;
   if (!opts.plant_slowdown.empty() && ParsePlant(opts.plant_slowdown, &plant, &ignored)) {

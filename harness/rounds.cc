@@ -1,6 +1,7 @@
 #include "harness/rounds.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -25,6 +26,7 @@ using Clock = std::chrono::steady_clock;
 // Enough for first-touch faults and lazy initialisation; a body of nanoseconds needs no
 // more, and calibration runs it again before anything is timed.
 constexpr int kMaxWarmupRuns = 1000;
+constexpr int64_t kMaxIterations = int64_t{1} << 40;
 
 double Since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
@@ -124,15 +126,18 @@ struct Runner {
 };
 
 // Grows the iteration count until one sample lasts about `min_time`: tenfold while a
-// sample is under a tenth of it, then scaled from the last measurement. The calibration
-// samples are not kept: they are also the last of the warm-up.
+// sample is under a tenth of it, then scaled from the median of three samples at that
+// count (one sample was as likely to be the cold one) to the nearest power of two. The
+// calibration samples are not kept: they are also the last of the warm-up.
 int64_t Calibrate(const Runner& runner, double min_time) {
   int64_t n = 1;
   for (int attempt = 0; attempt < 40; ++attempt) {
     const double t = runner.Time(n);
-    if (t >= min_time / 10 || n >= (int64_t{1} << 40)) {
-      if (t <= 0) return n;
-      return std::max<int64_t>(1, static_cast<int64_t>(std::llround(n * min_time / t)));
+    if (t >= min_time / 10 || n >= kMaxIterations) {
+      std::array<double, 3> ts = {t, runner.Time(n), runner.Time(n)};
+      std::sort(ts.begin(), ts.end());
+      if (ts[1] <= 0) return n;
+      return PowerOfTwoNear(static_cast<double>(n) * min_time / ts[1]);
     }
     n *= 10;
   }
@@ -176,6 +181,39 @@ bool ParsePlant(const std::string& text, Plant* plant, std::string* error) {
   return true;
 }
 
+int64_t PowerOfTwoNear(double count) {
+  if (!(count > 1)) return 1;  // NaN too
+  const double exponent = std::round(std::log2(count));
+  return exponent >= 40 ? kMaxIterations : int64_t{1} << static_cast<int>(exponent);
+}
+
+bool IterationsFrom(const std::string& path, const std::string& id,
+                    const std::vector<std::string>& variants, const std::vector<std::string>& cases,
+                    std::vector<std::vector<int64_t>>* iterations, std::string* error) {
+  const std::string where = "--iterations_from=" + path + ": ";
+  results::ResultFile file;
+  try {
+    file = results::ReadResultFile(path);
+  } catch (const std::exception& e) {
+    *error = std::string("--iterations_from: ") + e.what();  // names the file
+    return false;
+  }
+  const results::TrickResult& t = file.trickbench;
+  auto fail = [&](const std::string& what) {
+    *error = where + what;
+    return false;
+  };
+  if (t.id != id) return fail("a result of " + t.id + ", not of " + id);
+  if (t.status != results::ResultStatus::kOk) {
+    return fail("its status is " + results::Name(t.status) + ", so it timed nothing");
+  }
+  if (t.variants != variants) return fail("its variants differ from this binary's");
+  if (t.cases != cases) return fail("its cases differ from this binary's on this device");
+  iterations->clear();
+  for (const results::CaseRounds& c : t.rounds) iterations->push_back(c.iterations);
+  return true;
+}
+
 std::string BenchmarkName(const TrickDef& def, const std::string& case_name,
                           const std::string& variant) {
   return results::GoogleBenchmarkName(def.id(), case_name, variant);
@@ -189,6 +227,11 @@ bool RunRounds(const TimedRunInput& in, TimingBackend& timing, TimedRun* run, st
   }
   const double warmup = std::min(0.05, in.opts.min_time);
   const std::vector<std::string>& cases = def.cases(in.device);
+  if (in.iterations && in.iterations->size() != cases.size()) {
+    *error = "iterations given for " + std::to_string(in.iterations->size()) + " cases, not " +
+             std::to_string(cases.size());
+    return false;
+  }
   for (size_t ci = 0; ci < cases.size(); ++ci) {
     const std::string& case_name = cases[ci];
     const size_t nv = def.variants().size();
@@ -213,9 +256,19 @@ bool RunRounds(const TimedRunInput& in, TimingBackend& timing, TimedRun* run, st
     const stats::RoundSchedule plan =
         stats::ScheduleRounds(static_cast<int>(nv), in.opts.rounds, out.order_seed);
     try {
-      for (size_t vi = 0; vi < nv; ++vi) {
-        NvtxRange calibrate(BenchmarkName(def, case_name, def.variants()[vi].name) + "/calibrate");
-        out.iterations.push_back(Calibrate(runners[vi], in.opts.min_time));
+      if (in.iterations) {
+        out.iterations = (*in.iterations)[ci];
+        if (out.iterations.size() != nv) {
+          *error = case_name + ": iterations given for " + std::to_string(out.iterations.size()) +
+                   " variants, not " + std::to_string(nv);
+          return false;
+        }
+      } else {
+        for (size_t vi = 0; vi < nv; ++vi) {
+          NvtxRange calibrate(BenchmarkName(def, case_name, def.variants()[vi].name) +
+                              "/calibrate");
+          out.iterations.push_back(Calibrate(runners[vi], in.opts.min_time));
+        }
       }
       const Clock::time_point case_start = Clock::now();
       run->setup_seconds += std::chrono::duration<double>(case_start - setup_start).count();

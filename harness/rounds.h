@@ -16,6 +16,16 @@
 // both variants share. The statistics (stats/speedup.h) take one value per process, the
 // median of its rounds' log ratios, so a round hit by a preemption does not move it.
 //
+// Why a later process of a run reuses process 1's iteration counts (--iterations_from):
+// for some workloads the time per iteration depends on how many run back to back (the
+// first after another variant meets cold caches; an allocator settles over a few), so
+// a count calibrated afresh in every process made the processes differ by the count
+// they drew. In two default runs here, settings whose processes drew different counts
+// had process values 1.3-3x as spread as those with one count (tensor_core_multiples
+// vocab33708_fp32: 0.35 apart between counts 1 and 2 of its variant). Calibration
+// rounds to a power of two on the median of three samples, so two runs' process 1s
+// mostly draw the same count; compare says where they did not (reports/compare.h).
+//
 // Measurement is kept apart from the workload: the trick supplies its variant bodies;
 // instances, warm-up, calibration, the loop and the interference counters live here and
 // in the timing backend. NVTX ranges name a variant BM_<id>[/<case>]/<variant>
@@ -49,6 +59,9 @@ struct TimedRunInput {
   // instances cost them 12 % of a default run. CPU only: the CUDA meter reads the
   // caching allocator's whole peak, which the other variants' live instances are in.
   bool meter_memory = false;
+  // Per case, per variant: the iterations per sample to use instead of calibrating
+  // (IterationsFrom); null: calibrate here.
+  const std::vector<std::vector<int64_t>>* iterations = nullptr;
 };
 
 struct TimedRun {
@@ -75,6 +88,18 @@ struct Plant {
 // Parses "VARIANT:FACTOR" (FACTOR a number from 1 to 100). False with *error naming the
 // problem; the variant's existence is checked against the trick by the caller.
 bool ParsePlant(const std::string& text, Plant* plant, std::string* error);
+
+// The iterations per sample of an earlier process of this trick: per case of `cases`,
+// per variant of `variants`, read from its result file `path` (--iterations_from).
+// False with *error naming the file and what does not match (another trick, another
+// case or variant list, a process that did not time).
+bool IterationsFrom(const std::string& path, const std::string& id,
+                    const std::vector<std::string>& variants, const std::vector<std::string>& cases,
+                    std::vector<std::vector<int64_t>>* iterations, std::string* error);
+
+// The power of two nearest `count` in ratio (at least 1, at most 2^40): a calibrated
+// count on a coarse grid, so that two runs measuring a few percent apart still agree.
+int64_t PowerOfTwoNear(double count);
 
 // Runs every case's rounds. False with *error naming the case and variant when a variant cannot
 // be set up or throws (run->rounds then holds the cases before it).

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace trickbench {
 namespace {
 
@@ -87,6 +89,39 @@ TEST(RunRounds, MetersNothingUnlessAsked) {
   ASSERT_TRUE(QuickRounds(*def, /*meter_memory=*/false, &run, &error)) << error;
   EXPECT_TRUE(run.memory.empty());
   EXPECT_EQ(run.rounds.size(), 2u);
+}
+
+TEST(PowerOfTwoNear, RoundsInRatioAndNeverBelowOne) {
+  EXPECT_EQ(PowerOfTwoNear(0), 1);
+  EXPECT_EQ(PowerOfTwoNear(-3), 1);
+  EXPECT_EQ(PowerOfTwoNear(std::nan("")), 1);
+  EXPECT_EQ(PowerOfTwoNear(1.4), 1);  // below sqrt(2)
+  EXPECT_EQ(PowerOfTwoNear(1.42), 2);
+  EXPECT_EQ(PowerOfTwoNear(2.8), 2);
+  EXPECT_EQ(PowerOfTwoNear(2.9), 4);
+  EXPECT_EQ(PowerOfTwoNear(1000), 1024);
+  EXPECT_EQ(PowerOfTwoNear(1e30), int64_t{1} << 40);
+}
+
+TEST(RunRounds, GivenIterationsAreTimedAsGiven) {
+  const auto def = Def();
+  RunOptions opts;
+  opts.rounds = 2;
+  opts.min_time = 0.001;
+  const torch::Device cpu(torch::kCPU);
+  const auto timing = TimingBackends::For(cpu, {});
+  const std::vector<std::vector<int64_t>> given = {{3, 5}, {7, 1}};
+  TimedRun run;
+  std::string error;
+  ASSERT_TRUE(RunRounds({*def, opts, cpu, false, &given}, *timing, &run, &error)) << error;
+  ASSERT_EQ(run.rounds.size(), 2u);
+  for (size_t c = 0; c < 2; ++c) {
+    EXPECT_EQ(run.rounds[c].iterations, given[c]);
+    for (const auto& s : run.rounds[c].samples) EXPECT_EQ(s.iterations, given[c][s.variant]);
+  }
+  const std::vector<std::vector<int64_t>> short_of_a_case = {{3, 5}};
+  EXPECT_FALSE(RunRounds({*def, opts, cpu, false, &short_of_a_case}, *timing, &run, &error));
+  EXPECT_EQ(error, "iterations given for 1 cases, not 2");
 }
 
 }  // namespace

@@ -161,6 +161,18 @@ int TrickMain(int argc, char** argv) {
       return results::kExitUsage;
     }
   }
+  // A file that does not fit this trick is a mistake in the command: refused before
+  // anything runs, like a bad flag value.
+  std::vector<std::vector<int64_t>> iterations;
+  if (!opts.iterations_from.empty()) {
+    std::vector<std::string> variants;
+    for (const auto& v : def.variants()) variants.push_back(v.name);
+    if (!IterationsFrom(opts.iterations_from, def.id(), variants, def.cases(device), &iterations,
+                        &error)) {
+      std::cerr << "trickbench: " << error << "\n";
+      return results::kExitUsage;
+    }
+  }
   const std::unique_ptr<TimingBackend> timing = ChooseTiming(device, opts);
   std::string thread_policy = "--threads=" + std::to_string(opts.threads);
   const int threads = opts.threads > 0
@@ -247,7 +259,9 @@ int TrickMain(int argc, char** argv) {
   file.context["load_avg"] = results::Json::array({load.load_1min});
   file.context["num_cpus"] = load.cpus;
   TimedRun run;
-  const bool timed = RunRounds({def, opts, device, memory_in_rounds}, *timing, &run, &error);
+  const bool timed = RunRounds(
+      {def, opts, device, memory_in_rounds, opts.iterations_from.empty() ? nullptr : &iterations},
+      *timing, &run, &error);
   if (memory_in_rounds) tb.checks = std::move(run.memory);
   phases.rounds_setup = run.setup_seconds;
   phases.rounds = run.rounds_seconds;

@@ -100,6 +100,7 @@ Json TrickResultJson(const TrickResult& t) {
     settings["plant"] = {{"variant", t.settings.plant_variant},
                          {"factor", t.settings.plant_factor}};
   }
+  if (!t.settings.iterations_from.empty()) settings["iterations_from"] = t.settings.iterations_from;
   for (const auto& [k, v] : t.settings.backend.items()) settings[k] = v;
   Json j = {{"schema_version", kResultSchemaVersion},
             {"id", t.id},

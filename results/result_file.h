@@ -62,6 +62,9 @@ struct Settings {
   // `plant_factor` times slower by busy-waiting. Empty variant, factor 1: none.
   std::string plant_variant;
   double plant_factor = 1;
+  // optional: the result file whose iterations per sample this process used instead of
+  // calibrating its own (run_all's later processes: process 1's). "" = calibrated here.
+  std::string iterations_from;
   // What the timing backend adds (the CUDA one: flush_l2), written after `timing`.
   // Values are JSON scalars; readers keep whatever else they find here.
   Json backend = Json::object();

@@ -16,8 +16,8 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 const std::set<std::string>& SettingsKeys() {
   // repetitions and random_interleaving: written until schema 3 for no reader, skipped.
   static const std::set<std::string> keys = {
-      "threads", "repetitions", "min_time", "seed", "check_steps", "random_interleaving",
-      "timing",  "rounds",      "process",  "plant"};
+      "threads", "repetitions", "min_time", "seed",  "check_steps",    "random_interleaving",
+      "timing",  "rounds",      "process",  "plant", "iterations_from"};
   return keys;
 }
 
@@ -256,6 +256,9 @@ ResultFile ResultFile::FromJson(const Json& j, const std::string& file) {
     s.plant_variant = f.String(plant, ppath, "variant");
     s.plant_factor = f.Number(plant, ppath, "factor");
     if (!(s.plant_factor >= 1)) f.Fail(JsonPath(ppath, "factor"), "below 1 (a plant only slows)");
+  }
+  if (settings.contains("iterations_from")) {
+    s.iterations_from = f.String(settings, spath, "iterations_from");
   }
   for (const auto& [k, v] : settings.items()) {
     if (!SettingsKeys().count(k)) s.backend[k] = v;

@@ -63,9 +63,9 @@ TEST(ResultFile, KeepsTheFieldOrderOfTheWriters) {
                                             "rounds"}));
   std::vector<std::string> settings;
   for (const auto& [k, v] : tb["settings"].items()) settings.push_back(k);
-  EXPECT_EQ(settings,
-            (std::vector<std::string>{"threads", "min_time", "seed", "check_steps", "timing",
-                                      "rounds", "process", "plant", "flush_l2"}));
+  EXPECT_EQ(settings, (std::vector<std::string>{"threads", "min_time", "seed", "check_steps",
+                                                "timing", "rounds", "process", "plant",
+                                                "iterations_from", "flush_l2"}));
   // The samples are the rounds: no Google Benchmark entries in the record.
   std::vector<std::string> top;
   const Json whole = testing::FullResult().ToJson();
@@ -134,8 +134,8 @@ TEST(ResultFile, ReadsOlderFiles) {
   Json& tb = ok["trickbench"];
   for (const char* k : {"needs_cuda", "nvtx", "phase_seconds", "checks_memory_only"}) tb.erase(k);
   for (auto& c : tb["rounds"]) c["samples"].erase("probe_ns");
-  for (const char* k :
-       {"check_steps", "random_interleaving", "timing", "flush_l2", "rounds", "process", "plant"}) {
+  for (const char* k : {"check_steps", "random_interleaving", "timing", "flush_l2", "rounds",
+                        "process", "plant", "iterations_from"}) {
     tb["settings"].erase(k);
   }
   // A version 2 file: its Google Benchmark entries, checks[].benchmark and the settings
@@ -163,6 +163,7 @@ TEST(ResultFile, ReadsOlderFiles) {
   EXPECT_EQ(back.trickbench.rounds.size(), 2u);
   EXPECT_EQ(back.trickbench.settings.rounds, 0);
   EXPECT_EQ(back.trickbench.settings.plant_factor, 1);
+  EXPECT_EQ(back.trickbench.settings.iterations_from, "");  // calibrated by itself
   EXPECT_FALSE(back.trickbench.phase_seconds.has_value());
   EXPECT_FALSE(back.trickbench.checks_memory_only);
   EXPECT_EQ(back.trickbench.rounds[0].samples[0].probe_ns, 0);  // not recorded
@@ -206,6 +207,7 @@ TEST(ResultFile, RoundsGiveThePairedLogRatios) {
   EXPECT_EQ(r.trickbench.settings.plant_variant, "optimized");
   EXPECT_DOUBLE_EQ(r.trickbench.settings.plant_factor, 1.1);
   EXPECT_EQ(r.trickbench.settings.process, 2);
+  EXPECT_EQ(r.trickbench.settings.iterations_from, "runs/x/full.p1.json");
 }
 
 TEST(ResultFile, CheckedRunsHaveChecksButNoTimings) {

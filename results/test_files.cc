@@ -37,6 +37,7 @@ ResultFile FullResult() {
   t.settings.process = 2;
   t.settings.plant_variant = "optimized";
   t.settings.plant_factor = 1.1;
+  t.settings.iterations_from = "runs/x/full.p1.json";
   t.nvtx = true;
   t.checks.emplace();
   for (const std::string& c : t.cases) {

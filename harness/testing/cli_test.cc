@@ -306,6 +306,47 @@ TEST(TrickBinary, RoundsAreRecordedAndReproducibleFromTheSeed) {
                       std::to_string(std::thread::hardware_concurrency()) + " here)");
 }
 
+TEST(TrickBinary, ALaterProcessTimesTheIterationsOfProcess1) {
+  const std::string dir = Tmp("iterations_from");
+  const std::string cmd = g_tricks["busy"] + " --rounds=2";
+  ASSERT_EQ(Exec(cmd + " --min_time=0.002 --out=" + dir + "/p1.json --process=1").exit_code, 0);
+  // A min_time 50 times longer would calibrate other counts; the file's are used.
+  const Proc p2 = Exec(cmd + " --min_time=0.1 --out=" + dir + "/p2.json --process=2" +
+                       " --iterations_from=" + dir + "/p1.json");
+  ASSERT_EQ(p2.exit_code, 0) << p2.output;
+  const json j1 = Load(dir + "/p1.json"), j2 = Load(dir + "/p2.json");
+  EXPECT_EQ(j2["trickbench"]["rounds"][0]["iterations"],
+            j1["trickbench"]["rounds"][0]["iterations"]);
+  for (const auto& n : j2["trickbench"]["rounds"][0]["samples"]["iterations"]) {
+    EXPECT_TRUE(n == j1["trickbench"]["rounds"][0]["iterations"][0] ||
+                n == j1["trickbench"]["rounds"][0]["iterations"][1]);
+  }
+  EXPECT_EQ(j2["trickbench"]["settings"]["iterations_from"], dir + "/p1.json");
+  EXPECT_FALSE(j1["trickbench"]["settings"].contains("iterations_from"));
+  // Calibrated counts are powers of two, so runs a few percent apart agree.
+  for (const auto& n : j1["trickbench"]["rounds"][0]["iterations"]) {
+    const int64_t c = n.get<int64_t>();
+    EXPECT_EQ(c & (c - 1), 0) << c;
+  }
+
+  // Files that do not fit: refused before anything runs, exit 2, nothing written.
+  ASSERT_EQ(
+      Exec(g_tricks["noop"] + " --min_time=0.001 --rounds=1 --out=" + dir + "/noop.json").exit_code,
+      0);
+  std::ofstream(dir + "/broken.json") << "{";
+  const std::map<std::string, std::string> bad = {
+      {dir + "/none.json", "none.json"},
+      {dir + "/broken.json", "broken.json"},
+      {dir + "/noop.json", "a result of noop, not of busy"}};
+  for (const auto& [file, says] : bad) {
+    const Proc p = Exec(cmd + " --out=" + dir + "/bad.json --iterations_from=" + file);
+    EXPECT_EQ(p.exit_code, 2) << file << ": " << p.output;
+    EXPECT_NE(p.output.find("--iterations_from"), std::string::npos) << p.output;
+    EXPECT_NE(p.output.find(says), std::string::npos) << p.output;
+    EXPECT_FALSE(fs::exists(dir + "/bad.json")) << file;
+  }
+}
+
 TEST(TrickBinary, APlantedSlowdownShowsAsItsFactor) {
   const std::string dir = Tmp("plant");
   // 50 ms samples: a busy-wait preempted past its end overshoots by a time slice (a few
