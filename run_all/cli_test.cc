@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "harness/testing/subprocess.h"
+#include "results/result_file.h"
 #include "results/run_index.h"
 #include "results/status.h"
 
@@ -203,6 +204,31 @@ TEST(RunAll, RejectsUnknownTrickAndBadFlagsBeforeWritingAnything) {
   p = Exec(g_run_all + " " + g_tricks["noop"] + " " + g_tricks["noop"] + " --out_dir=" + dir);
   EXPECT_EQ(p.exit_code, 2) << p.output;
   EXPECT_NE(p.output.find("run_all: trick noop is given twice"), std::string::npos) << p.output;
+  // Iterations from a folder that is not a run, or a run that timed none of the tricks.
+  p = Exec(g_run_all + " " + g_tricks["noop"] + " --iterations_from=" + parent +
+           "/nowhere --out_dir=" + dir);
+  EXPECT_EQ(p.exit_code, 2) << p.output;
+  EXPECT_NE(p.output.find("run_all: --iterations_from: " + parent + "/nowhere/index.json"),
+            std::string::npos)
+      << p.output;
+  results::RunIndex other;
+  other.complete = true;
+  results::IndexEntry crash;
+  crash.id = "noop";
+  crash.process = 1;
+  crash.outcome = results::RunOutcome::kCrashed;
+  other.tricks.push_back(crash);
+  fs::create_directories(parent + "/other");
+  std::string why;
+  ASSERT_TRUE(results::WriteRunIndex(parent + "/other/index.json", other, &why)) << why;
+  p = Exec(g_run_all + " " + g_tricks["noop"] + " --iterations_from=" + parent +
+           "/other --out_dir=" + dir);
+  EXPECT_EQ(p.exit_code, 2) << p.output;
+  EXPECT_NE(p.output.find("run_all: --iterations_from: none of the chosen tricks was timed by a "
+                          "process 1 in " +
+                          parent + "/other/index.json"),
+            std::string::npos)
+      << p.output;
   EXPECT_FALSE(fs::exists(dir)) << "a bad command line left a run folder";
 }
 
@@ -438,6 +464,11 @@ TEST(RunAll, RunsEachTrickInSeveralProcessesRoundRobinAndNotAgainAfterASkip) {
     EXPECT_EQ(result.find("\"checks_memory_only\": true") == std::string::npos, t.process == 1)
         << stem;
     EXPECT_NE(result.find("\"peak_bytes\""), std::string::npos) << stem;
+    // Process 1 calibrates the iterations per sample; the later ones time its counts.
+    const results::ResultFile r = results::ReadResultFile(dir + "/" + stem + ".json");
+    EXPECT_EQ(r.trickbench.settings.iterations_from,
+              t.process == 1 ? "" : fs::canonical(dir).string() + "/noop.p1.json")
+        << stem;
   }
   EXPECT_NE(p.output.find("  timed "), std::string::npos) << p.output;
   for (const auto& t : index.tricks) {
@@ -528,6 +559,34 @@ TEST(RunAll, AbSessionInterleavesTheBuildsInTheSeedsAbbaOrderAndRecordsIt) {
   EXPECT_EQ(results::ReadRunIndex(again + "/new/index.json").ab->order, old_index.ab->order);
 }
 
+// A run timed with another run's iteration counts (its process 1's): every process,
+// its own process 1 included, times them and records where they came from.
+TEST(RunAll, IterationsFromAnotherRunAreTimedByEveryProcess) {
+  const std::string first = Tmp("pin_first"), second = Tmp("pin_second");
+  const std::string cmd = g_run_all + " " + g_tricks["noop"] + " --processes=2 --min_time=0.001";
+  ASSERT_EQ(Exec(cmd + " --out_dir=" + first).exit_code, 0);
+  const Proc p = Exec(cmd + " --out_dir=" + second + " --iterations_from=" + first);
+  ASSERT_EQ(p.exit_code, 0) << p.output;
+  EXPECT_NE(p.output.find("run_all: 1 of 1 tricks timed with the iterations per sample of " +
+                          first + " (its process 1s)"),
+            std::string::npos)
+      << p.output;
+  const std::string pinned = fs::canonical(first).string() + "/noop.p1.json";
+  const auto counts = results::ReadResultFile(pinned).trickbench.rounds.at(0).iterations;
+  for (const char* stem : {"/noop.p1.json", "/noop.p2.json"}) {
+    const results::ResultFile r = results::ReadResultFile(second + stem);
+    EXPECT_EQ(r.trickbench.settings.iterations_from, pinned) << stem;
+    EXPECT_EQ(r.trickbench.rounds.at(0).iterations, counts) << stem;
+  }
+  const Proc settle = Exec(g_run_all + " " + g_tricks["noop"] + " --settle=" + second +
+                           " --iterations_from=" + first);
+  EXPECT_EQ(settle.exit_code, 2) << settle.output;
+  EXPECT_NE(settle.output.find("--settle adds to an existing run folder: not with "
+                               "--iterations_from"),
+            std::string::npos)
+      << settle.output;
+}
+
 TEST(RunAll, AbSessionWithRealTricksWritesTwoCompleteRunFolders) {
   const std::string old_dir = Tmp("ab_real_old"), new_dir = Tmp("ab_real_new");
   for (const auto& d : {old_dir, new_dir})
@@ -545,6 +604,9 @@ TEST(RunAll, AbSessionWithRealTricksWritesTwoCompleteRunFolders) {
     for (const char* f : {"/noop.p1.json", "/noop.p2.json", "/report.json", "/report.md"}) {
       EXPECT_TRUE(fs::exists(sub + f)) << sub + f;
     }
+    // Each build's later processes time the counts of its own process 1.
+    EXPECT_EQ(results::ReadResultFile(sub + "/noop.p2.json").trickbench.settings.iterations_from,
+              fs::canonical(sub).string() + "/noop.p1.json");
   }
   EXPECT_NE(p.output.find("compare them: bazel run //reports:compare -- "), std::string::npos)
       << p.output;

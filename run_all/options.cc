@@ -30,7 +30,10 @@ wall time, at most 555 s, so a run of all tricks stays within 10 minutes (its fi
 pass took 4-6 minutes on a 2-core machine), and a run of a few tricks stays short.
 --processes=P runs exactly P processes of every trick instead (an A/B session
 always does: P defaults to 8 there). A trick skipped (needs CUDA) or invalid in its
-process 1 is not run again. Results land in one folder: <id>.p<k>.json and
+process 1 is not run again. Process 1 of a trick calibrates each variant's
+iterations per sample; the later processes time the same counts, so that the
+count is not one more difference between them (--iterations_from: another run's
+counts, for a compare against it like for like). Results land in one folder: <id>.p<k>.json and
 <id>.p<k>.log per process k, index.json (rewritten after each process; "complete":
 true once the run is over; with the load average at the start and end, the CPU steal
 and the trick processes' preemptions during the run) and the report (report.json,
@@ -105,6 +108,11 @@ void Declare(Flags* flags, Options* o, ForwardedValues* fwd, std::vector<std::st
       .String("settle", &o->settle_dir,
               "RUN_DIR: more processes for that finished run where its\n"
               "intervals are widest (above), and its report again")
+      .String("iterations_from", &o->iterations_from_dir,
+              "RUN_DIR: time every trick that run timed with the iterations\n"
+              "per sample of its process 1 there (default: this run's process 1\n"
+              "calibrates, its later processes use its counts), so that\n"
+              "compare reads the two runs like for like; not with --settle")
       .String("ab", ab, "OLD_BIN_DIR,NEW_BIN_DIR: an A/B session of two builds (above)")
       .Uint64("ab_seed", ab_seed, "seed of the A/B order (default: from the clock, printed)")
       .List("only", &o->only, "run only these tricks")
@@ -142,8 +150,9 @@ bool ParseOptions(const std::vector<std::string>& args, Options* options, std::s
   // parsed.binaries are Bazel's, relative to the runfiles, and stay as they are).
   parsed.out_dir = UserPath(parsed.out_dir);
   parsed.settle_dir = UserPath(parsed.settle_dir);
+  parsed.iterations_from_dir = UserPath(parsed.iterations_from_dir);
   if (parsed.settling()) {
-    for (const char* other : {"processes", "ab", "out_dir"}) {
+    for (const char* other : {"processes", "ab", "out_dir", "iterations_from"}) {
       if (flags.Given(other)) {
         *error = std::string("--settle adds to an existing run folder: not with --") + other;
         return false;

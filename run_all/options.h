@@ -46,6 +46,10 @@ struct Options {
   // --settle=RUN_DIR: more processes for that finished run, where its intervals are
   // still widest, within --budget (budget.h SettleBudget); its report written again.
   std::string settle_dir;
+  // --iterations_from=RUN_DIR: every process of a trick that run timed uses the
+  // iterations per sample of its process 1 there, so a compare against it is like for
+  // like (reports/like_for_like.h); "" = process 1 of this run calibrates.
+  std::string iterations_from_dir;
 
   bool ab() const { return !ab_old_dir.empty(); }
   bool settling() const { return !settle_dir.empty(); }

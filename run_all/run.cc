@@ -157,6 +157,35 @@ bool SettleSide(Options* o, std::vector<std::string>* ids, std::vector<Side>* si
   return true;
 }
 
+// `--iterations_from=RUN_DIR`: per chosen trick that the run timed in its process 1,
+// that process's result file (its iteration counts). False with *error when the folder
+// has no readable index or timed none of the chosen tricks.
+bool PinnedIterations(const Options& o, const std::vector<std::string>& ids,
+                      std::map<std::string, std::string>* files, std::string* error) {
+  fs::path folder = o.iterations_from_dir;
+  if (fs::is_regular_file(folder)) folder = folder.parent_path();  // its report.json, say
+  const std::string index_path = (folder / "index.json").string();
+  results::RunIndex index;
+  try {
+    index = results::ReadRunIndex(index_path);
+  } catch (const std::exception& e) {
+    *error = "--iterations_from: " + std::string(e.what());
+    return false;
+  }
+  for (const results::IndexEntry& e : index.tricks) {
+    if (e.process != 1 || e.outcome != results::RunOutcome::kOk || !e.result || e.result->empty())
+      continue;
+    if (std::find(ids.begin(), ids.end(), e.id) == ids.end()) continue;
+    (*files)[e.id] = (fs::canonical(folder) / *e.result).string();
+  }
+  if (files->empty()) {
+    *error =
+        "--iterations_from: none of the chosen tricks was timed by a process 1 in " + index_path;
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 int RunAllMain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -192,6 +221,11 @@ int RunAllMain(const std::vector<std::string>& args, std::ostream& out, std::ost
     }
   } else {
     sides = SidesFor(o, ids);
+  }
+  std::map<std::string, std::string> pinned;
+  if (!o.iterations_from_dir.empty() && !PinnedIterations(o, ids, &pinned, &error)) {
+    err << "run_all: " << error << "\n";
+    return results::kExitUsage;
   }
 
   // From here on SIGINT/SIGTERM stop the run in order (interrupt.h) instead of killing
@@ -233,6 +267,7 @@ int RunAllMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   std::optional<results::AbSession> ab;
   const std::vector<Job> jobs = PlanJobs(o, ids.size(), &ab, out);
   Session session(o, ids, std::move(sides), dir, out, err);
+  session.TimeIterationsOf(std::move(pinned));
   if (const int status = session.Start(ab); status >= 0) return status;
   if (const int status = session.RunJobs(jobs, *latch); status >= 0) return status;
   if (o.budgeted() && !latch->signal()) {

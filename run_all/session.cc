@@ -36,10 +36,25 @@ std::string Clock(double seconds) {
   return buf;
 }
 
+// The result file of the trick's process 1 in `index` (in `dir`), when it timed: the
+// iteration counts a later process uses (harness/rounds.h says why); "" otherwise, and
+// the process calibrates its own.
+std::string Process1Result(const results::RunIndex& index, const std::string& id,
+                           const std::string& dir) {
+  for (const results::IndexEntry& e : index.tricks) {
+    if (e.id == id && e.process == 1 && e.outcome == RunOutcome::kOk && e.result &&
+        !e.result->empty()) {
+      return dir + "/" + *e.result;
+    }
+  }
+  return "";
+}
+
 // Runs one process of a trick binary, its output into <id>.p<k>.log, and classifies
-// how it ended.
+// how it ended. A later process times process 1's iteration counts (`iterations_from`).
 results::IndexEntry RunTrick(const std::string& binary, int process, const std::string& dir,
-                             const Options& o, const InterruptLatch& latch) {
+                             const std::string& iterations_from, const Options& o,
+                             const InterruptLatch& latch) {
   const std::string id = TrickId(binary);
   const std::string stem = dir + "/" + FileStem(id, process);
   const std::string result = stem + ".json";
@@ -52,6 +67,7 @@ results::IndexEntry RunTrick(const std::string& binary, int process, const std::
   } else {
     std::vector<std::string> argv = {binary, "--out=" + result,
                                      "--process=" + std::to_string(process)};
+    if (!iterations_from.empty()) argv.push_back("--iterations_from=" + iterations_from);
     argv.insert(argv.end(), o.forward.begin(), o.forward.end());
     e = RunInGroup(argv, fd, o.timeout, latch.flag());
     close(fd);
@@ -139,6 +155,11 @@ int Session::Start(const std::optional<results::AbSession>& ab) {
     out_ << "run_all: " << ids_.size() << " tricks x " << o_.processes << " processes"
          << (o_.ab() ? " x 2 builds" : "") << ", results in " << dir_ << std::endl;
   }
+  if (!pinned_.empty()) {
+    out_ << "run_all: " << pinned_.size() << " of " << ids_.size()
+         << " tricks timed with the iterations per sample of " << o_.iterations_from_dir
+         << " (its process 1s)" << std::endl;
+  }
   return -1;
 }
 
@@ -164,8 +185,12 @@ int Session::RunJobs(const std::vector<Job>& jobs, const InterruptLatch& latch,
     std::snprintf(line, sizeof line, "[%zu/%zu] %-28s p%-3d%-4s ", numbered_, planned_, id.c_str(),
                   job.process, RoleName(job.build).c_str());
     out_ << line << std::flush;
+    const auto pinned = pinned_.find(id);
+    const std::string iterations_from = pinned != pinned_.end() ? pinned->second
+                                        : job.process > 1 ? Process1Result(side.index, id, side.dir)
+                                                          : "";
     const results::IndexEntry entry =
-        RunTrick(side.binaries[job.trick], job.process, side.dir, o_, latch);
+        RunTrick(side.binaries[job.trick], job.process, side.dir, iterations_from, o_, latch);
     ++done_;
     std::snprintf(line, sizeof line, "%-8s %6.1fs  (elapsed %s)", Name(entry.outcome).c_str(),
                   entry.seconds, Clock(Elapsed()).c_str());

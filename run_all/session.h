@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <set>
@@ -68,6 +69,10 @@ class Session {
         out_(out),
         err_(err) {}
 
+  // `files`: per trick id, the result file whose iterations per sample every process of
+  // it times (run_all --iterations_from); a trick not in it times its process 1's.
+  void TimeIterationsOf(std::map<std::string, std::string> files) { pinned_ = std::move(files); }
+
   // The folders, and every index written before the first trick (see run.h).
   int Start(const std::optional<results::AbSession>& ab);
 
@@ -112,7 +117,8 @@ class Session {
   const MachineProbe machine_;
   const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   size_t planned_ = 0, numbered_ = 0, done_ = 0, not_run_ = 0;
-  bool resumed_ = false;  // settling a finished run (Settle)
+  bool resumed_ = false;                       // settling a finished run (Settle)
+  std::map<std::string, std::string> pinned_;  // TimeIterationsOf
 };
 
 }  // namespace run_all
