@@ -7,6 +7,7 @@
 
 #include "reports/analyze.h"
 #include "reports/format.h"
+#include "reports/like_for_like.h"
 #include "reports/speed_reference.h"
 #include "stats/distributions.h"
 #include "stats/session_part.h"
@@ -200,6 +201,7 @@ ReportDiff CompareReports(const Report& o, const Report& n, const stats::Decisio
         s.new_side = sides.new_side;
         s.reference_probe_ns = sides.reference_probe_ns;
         s.as_measured_because = sides.as_measured_because;
+        s.unlike_iterations = UnlikeIterations(ot, oe, nt, ne);
         stats::Speedup old_side = s.old_side, new_side = s.new_side;
         if (const SessionPart* part =
                 parts ? parts->Find(nt.id, ne.case_name, ne.variant) : nullptr) {
@@ -222,9 +224,15 @@ ReportDiff CompareReports(const Report& o, const Report& n, const stats::Decisio
   stats::Decide(&speedup_changes, rule);
   for (size_t i = 0; i < c.speedups.size(); ++i) {
     c.speedups[i].change = speedup_changes[i];
+    // Holm counts them all the same: the family is every setting compared.
+    if (!c.speedups[i].unlike_iterations.empty()) {
+      c.speedups[i].change.outcome = stats::ChangeOutcome::kUnknown;
+    }
   }
   for (auto& s : c.speedups) {
-    if (s.change.outcome != stats::ChangeOutcome::kUnknown) continue;
+    if (s.change.outcome != stats::ChangeOutcome::kUnknown || !s.unlike_iterations.empty()) {
+      continue;  // no number of processes settles a count that differs
+    }
     const auto ot = old_by_id.find(s.trick), nt = new_by_id.find(s.trick);
     if (ot != old_by_id.end() && nt != new_by_id.end())
       AdviseToSettle(&s, *ot->second, *nt->second, rule);

@@ -42,6 +42,10 @@ std::string SpeedupText(const stats::Speedup& s) {
 std::string OutcomeText(const SpeedupChange& s) {
   std::string out = stats::ChangeOutcomeName(s.change.outcome);
   if (s.change.outcome != stats::ChangeOutcome::kUnknown) return out;
+  if (!s.unlike_iterations.empty()) {
+    return out + ": timed with other iterations per sample (" + s.unlike_iterations +
+           "); see the note above the table";
+  }
   if (s.beyond_processes) {
     return out + ": no number of processes would settle it: the session part alone (sd " +
            FormatPercent(*s.session_sd, 1, false) + ") is wider than the margin allows";
@@ -160,6 +164,27 @@ std::string SpeedLine(const ReportDiff& c) {
   return out + ".";
 }
 
+// The settings the runs timed with other iterations per sample, and the rerun that
+// compares them like for like (like_for_like.h); "" when there are none.
+std::string UnlikeLine(const ReportDiff& c) {
+  std::vector<std::string> names;
+  for (const auto& s : c.speedups) {
+    if (!s.unlike_iterations.empty())
+      names.push_back(s.trick + " " + SettingName(s.case_name, s.variant));
+  }
+  if (names.empty()) return "";
+  std::string out = std::to_string(names.size()) +
+                    " setting(s) were timed with other iterations per sample in the two runs, "
+                    "so their outcome is unknown whatever the test says: for some workloads the "
+                    "time per iteration depends on how many run back to back, and a real "
+                    "slowdown changes the calibrated count too. To compare them like for like, "
+                    "run the new build with the old run's counts: bazel run //benches:run_all -- "
+                    "--iterations_from=<the old run's folder> (";
+  for (size_t i = 0; i < names.size() && i < 5; ++i) out += (i ? ", " : "") + names[i];
+  if (names.size() > 5) out += ", and " + std::to_string(names.size() - 5) + " more";
+  return out + ").";
+}
+
 doc::Table SpeedupTable(const ReportDiff& c) {
   const bool parts = !c.noise_source.empty();
   std::vector<std::string> columns = {"trick", "setting", "old speedup [95% CI]",
@@ -229,6 +254,9 @@ doc::Document DiffDocument(const ReportDiff& c, std::optional<double> fail_perce
   }
   d.blocks.push_back(doc::Paragraph{SummaryLine(c)});
   if (!c.speedups.empty()) d.blocks.push_back(doc::Paragraph{SpeedLine(c)});
+  if (const std::string unlike = UnlikeLine(c); !unlike.empty()) {
+    d.blocks.push_back(doc::Paragraph{unlike});
+  }
   if (!c.noise_source.empty()) d.blocks.push_back(doc::Paragraph{SessionPartsLine(c)});
   if (c.one_process > 0) {
     d.blocks.push_back(doc::Paragraph{

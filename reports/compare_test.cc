@@ -255,6 +255,57 @@ Report HandMade(const std::vector<double>& log_speedups, double se) {
   return r;
 }
 
+// HandMade's setting with its baseline's and variant's iterations per sample, per process.
+Report WithCounts(Report r, const std::vector<int64_t>& baseline,
+                  const std::vector<int64_t>& optimized) {
+  for (TrickReport& t : r.tricks) {
+    Variant b, o;
+    b.name = "baseline";
+    b.baseline = true;
+    b.process_iterations = baseline;
+    o.name = "optimized";
+    o.process_iterations = optimized;
+    t.variants = {b, o};
+  }
+  return r;
+}
+
+// The variant timed with 1 iteration per sample in the old run and 2 in the new gains
+// 42 % on its baseline: the count, not the code, may be what changed, so the outcome is
+// unknown and compare says how to rerun it like for like. The same counts, or a run
+// whose processes drew several counts (its interval holds them), are tested as usual.
+TEST(Compare, SettingsTimedWithOtherIterationCountsAreUnknown) {
+  const Report old_r = HandMade({0.0}, 0.01), new_r = HandMade({0.35}, 0.01);
+  const ReportDiff unlike = CompareReports(WithCounts(old_r, {2, 2, 2}, {1, 1, 1}),
+                                           WithCounts(new_r, {2, 2, 2}, {2, 2, 2}));
+  ASSERT_EQ(unlike.speedups.size(), 1u);
+  EXPECT_EQ(unlike.speedups[0].unlike_iterations,
+            "baseline 2 -> 2, optimized 1 -> 2 iterations per sample");
+  EXPECT_EQ(unlike.speedups[0].change.outcome, stats::ChangeOutcome::kUnknown);
+  EXPECT_FALSE(unlike.speedups[0].processes_to_settle.has_value());
+  const std::string md = doc::PrintMarkdown(DiffDocument(unlike, std::nullopt));
+  EXPECT_NE(md.find("1 setting(s) were timed with other iterations per sample in the two runs"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("--iterations_from=<the old run's folder> (t0 optimized)"), std::string::npos)
+      << md;
+  EXPECT_NE(md.find("unknown: timed with other iterations per sample (baseline 2 -> 2, "
+                    "optimized 1 -> 2 iterations per sample)"),
+            std::string::npos)
+      << md;
+
+  for (const auto& [old_counts, new_counts] :
+       std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
+           {{2, 2, 2}, {2, 2, 2}}, {{1, 2, 1}, {2, 2, 2}}, {{}, {2, 2, 2}}}) {
+    const ReportDiff alike = CompareReports(WithCounts(old_r, {2, 2, 2}, old_counts),
+                                            WithCounts(new_r, {2, 2, 2}, new_counts));
+    EXPECT_EQ(alike.speedups[0].unlike_iterations, "");
+    EXPECT_EQ(alike.speedups[0].change.outcome, stats::ChangeOutcome::kFaster);
+    EXPECT_EQ(doc::PrintMarkdown(DiffDocument(alike, std::nullopt)).find("other iterations"),
+              std::string::npos);
+  }
+}
+
 // A 10 % fall with p about 0.01 alone is "slower"; among 20 settings, Holm's correction
 // makes it unknown, and --fail_on_regression does not count it.
 TEST(Compare, HolmCorrectsOverAllSettingsAndTheCiCheckUsesIt) {

@@ -49,6 +49,7 @@ void AddProcess(TrickReport* t, const results::ResultFile& file) {
     if (name == r.variants.end() || rounds == r.rounds.end()) continue;
     const int index = static_cast<int>(name - r.variants.begin());
     AddPeaks(&v, r);
+    v.process_iterations.push_back(rounds->iterations[index]);
     std::vector<double> mine, probes;
     double faults = 0, switches = 0, host = 0;
     for (const results::RoundSample* x : rounds->Of(index)) {

@@ -546,6 +546,36 @@ TEST(Rounds, TheSpeedProbeIsKeptPerProcess) {
             "processes");
 }
 
+// Each variant's iterations per sample, per process, as its result files say (the
+// fixture times every variant with 10), kept through report.json; a count below 1 is
+// refused, and a report from before it reads as having none.
+TEST(Rounds, TheIterationCountsAreKeptPerProcess) {
+  const SimulatedTrick t{"alpha", stats::Simulate(Quiet(3, 1.2), 12)};
+  const Report r = MergeRun(WriteSimulatedRun(ScratchDir("counts"), {t}));
+  for (const Variant& v : r.tricks.at(0).variants) {
+    EXPECT_EQ(v.process_iterations, (std::vector<int64_t>{10, 10, 10})) << v.name;
+  }
+  const json j = ReportToJson(r);
+  const Report back = ReportFromJson(results::ParseJsonText(j.dump(), "r.json"), "r.json");
+  EXPECT_EQ(back.tricks.at(0).variants.at(0).process_iterations,
+            r.tricks.at(0).variants.at(0).process_iterations);
+  json old = j;
+  old["tricks"][0]["variants"][1].erase("process_iterations");
+  EXPECT_TRUE(ReportFromJson(results::ParseJsonText(old.dump(), "r.json"), "r.json")
+                  .tricks.at(0)
+                  .variants.at(1)
+                  .process_iterations.empty());
+  json bad = j;
+  bad["tricks"][0]["variants"][0]["process_iterations"][2] = 0;
+  try {
+    ReportFromJson(results::ParseJsonText(bad.dump(), "r.json"), "r.json");
+    ADD_FAILURE() << "a count of 0 was read";
+  } catch (const results::InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "r.json: tricks[0].variants[0].process_iterations[2]: out of range: 0");
+  }
+}
+
 // A run folder holding a schema 1 file (from before paired rounds) is refused, naming
 // the file and saying to rerun; a schema 2 process merges with schema 3 ones.
 TEST(Rounds, Schema1ProcessesAreRefusedSchema2OnesMerge) {

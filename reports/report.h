@@ -74,6 +74,11 @@ struct Variant {
   // process); 0 for a process whose file predates the probe. Compare reads both runs at
   // one machine speed with it (stats/speed_adjusted.h).
   std::vector<double> process_probe_ns;
+  // Raw, per process (in process order): the iterations per sample this variant was
+  // timed with (results::CaseRounds::iterations). run_all's later processes use process
+  // 1's, so a run has one count; compare reads two runs as like for like only where
+  // their counts agree (harness/rounds.h says why). Empty in reports from before it.
+  std::vector<int64_t> process_iterations;
   // Raw: mean minor page faults per iteration and mean involuntary context switches per
   // sample, over every process: an allocation-heavy or preempted variant.
   double faults_per_iteration = 0, switches_per_sample = 0;

@@ -26,6 +26,7 @@ Json VariantJson(const Variant& v) {
           {"process_medians_ns", v.process_medians_ns},
           {"log_ratios", v.log_ratios},
           {"process_probe_ns", v.process_probe_ns},
+          {"process_iterations", v.process_iterations},
           {"faults_per_iteration", v.faults_per_iteration},
           {"switches_per_sample", v.switches_per_sample},
           {"host_ns_per_iteration", v.host_ns_per_iteration},
@@ -350,6 +351,14 @@ Report ReportFromJson(const Json& j, const std::string& file) {
           f.Fail(pp, "has " + std::to_string(v.process_probe_ns.size()) +
                          " values, log_ratios has " + std::to_string(v.log_ratios.size()) +
                          " processes");
+        }
+      }
+      // Optional: reports written before it have none (compare then does not check).
+      if (vs[vi].contains("process_iterations")) {
+        const std::string ip = JsonPath(vp, "process_iterations");
+        const Json& counts = f.Array(vs[vi], vp, "process_iterations");
+        for (size_t k = 0; k < counts.size(); ++k) {
+          v.process_iterations.push_back(f.IntAt(counts, ip, k, 1));
         }
       }
       v.faults_per_iteration = f.Number(vs[vi], vp, "faults_per_iteration");
