@@ -44,7 +44,11 @@ sample since it was added) and a setting has at least 8 processes over both runs
 each), both sides are read at one machine speed first: the process values regressed,
 with one slope, on how fast the machine ran in each process, and the new run read at
 the old run's mean probe time (column "read at"); what the VM's speed spells do to a
-speedup is then out of the test. With
+speedup is then out of the test. A setting the two runs timed with other iterations
+per sample (each run's processes time its process 1's counts) is never called faster
+or slower (unknown instead; unchanged stands), and is named: to compare it like for
+like, time the new build with the old run's counts (run_all
+--iterations_from=OLD_RUN_DIR). With
 --noise=noise_study.json (run_all:noise_study on
 this machine), each setting the study measured has its between-session sd added to both
 sides before the test: two runs differ by two draws of what all processes of a run share,

@@ -224,8 +224,11 @@ ReportDiff CompareReports(const Report& o, const Report& n, const stats::Decisio
   stats::Decide(&speedup_changes, rule);
   for (size_t i = 0; i < c.speedups.size(); ++i) {
     c.speedups[i].change = speedup_changes[i];
-    // Holm counts them all the same: the family is every setting compared.
-    if (!c.speedups[i].unlike_iterations.empty()) {
+    // Holm counts them all the same: the family is every setting compared. Timed with
+    // other counts, a change may be the count's (like_for_like.h); "unchanged" stands.
+    const stats::ChangeOutcome o = c.speedups[i].change.outcome;
+    if (!c.speedups[i].unlike_iterations.empty() &&
+        (o == stats::ChangeOutcome::kFaster || o == stats::ChangeOutcome::kSlower)) {
       c.speedups[i].change.outcome = stats::ChangeOutcome::kUnknown;
     }
   }

@@ -50,8 +50,8 @@ struct SpeedupChange {
   std::optional<double>
       reference_probe_ns;           // set: both sides read at this (the old run's) probe time
   std::string as_measured_because;  // otherwise, why not
-  // Set: the runs timed it with other iterations per sample (like_for_like.h), and the
-  // outcome is unknown whatever the test said.
+  // Set: the runs timed it with other iterations per sample (like_for_like.h); a test
+  // that said faster or slower then says unknown, since the count may be what changed.
   std::string unlike_iterations;
   // The between-session sd (log scale) added to both sides before the test; unset when
   // compare had no noise study or the study did not measure this setting.

@@ -41,11 +41,13 @@ std::string SpeedupText(const stats::Speedup& s) {
 
 std::string OutcomeText(const SpeedupChange& s) {
   std::string out = stats::ChangeOutcomeName(s.change.outcome);
-  if (s.change.outcome != stats::ChangeOutcome::kUnknown) return out;
   if (!s.unlike_iterations.empty()) {
-    return out + ": timed with other iterations per sample (" + s.unlike_iterations +
+    return out +
+           (s.change.outcome == stats::ChangeOutcome::kUnknown ? ": timed" : ", though timed") +
+           " with other iterations per sample (" + s.unlike_iterations +
            "); see the note above the table";
   }
+  if (s.change.outcome != stats::ChangeOutcome::kUnknown) return out;
   if (s.beyond_processes) {
     return out + ": no number of processes would settle it: the session part alone (sd " +
            FormatPercent(*s.session_sd, 1, false) + ") is wider than the margin allows";
@@ -175,11 +177,12 @@ std::string UnlikeLine(const ReportDiff& c) {
   if (names.empty()) return "";
   std::string out = std::to_string(names.size()) +
                     " setting(s) were timed with other iterations per sample in the two runs, "
-                    "so their outcome is unknown whatever the test says: for some workloads the "
-                    "time per iteration depends on how many run back to back, and a real "
-                    "slowdown changes the calibrated count too. To compare them like for like, "
-                    "run the new build with the old run's counts: bazel run //benches:run_all -- "
-                    "--iterations_from=<the old run's folder> (";
+                    "so none of them is called faster or slower (unknown instead; unchanged "
+                    "stands): for some workloads the time per iteration depends on how many "
+                    "run back to back, and a real slowdown changes the calibrated count too. "
+                    "To compare them like for like, run the new build with the old run's "
+                    "counts: bazel run //benches:run_all -- --iterations_from=<the old run's "
+                    "folder> (";
   for (size_t i = 0; i < names.size() && i < 5; ++i) out += (i ? ", " : "") + names[i];
   if (names.size() > 5) out += ", and " + std::to_string(names.size() - 5) + " more";
   return out + ").";

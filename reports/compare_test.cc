@@ -272,8 +272,9 @@ Report WithCounts(Report r, const std::vector<int64_t>& baseline,
 
 // The variant timed with 1 iteration per sample in the old run and 2 in the new gains
 // 42 % on its baseline: the count, not the code, may be what changed, so the outcome is
-// unknown and compare says how to rerun it like for like. The same counts, or a run
-// whose processes drew several counts (its interval holds them), are tested as usual.
+// unknown and compare says how to rerun it like for like; a change inside the margin is
+// unchanged all the same. The same counts, or a run whose processes drew several counts
+// (its interval holds them), are tested as usual.
 TEST(Compare, SettingsTimedWithOtherIterationCountsAreUnknown) {
   const Report old_r = HandMade({0.0}, 0.01), new_r = HandMade({0.35}, 0.01);
   const ReportDiff unlike = CompareReports(WithCounts(old_r, {2, 2, 2}, {1, 1, 1}),
@@ -293,6 +294,14 @@ TEST(Compare, SettingsTimedWithOtherIterationCountsAreUnknown) {
                     "optimized 1 -> 2 iterations per sample)"),
             std::string::npos)
       << md;
+
+  // A change inside the margin, whatever the counts did, is unchanged all the same.
+  const ReportDiff same = CompareReports(WithCounts(old_r, {2, 2, 2}, {1, 1, 1}),
+                                         WithCounts(HandMade({0.005}, 0.01), {2, 2, 2}, {2, 2, 2}));
+  EXPECT_EQ(same.speedups[0].change.outcome, stats::ChangeOutcome::kUnchanged);
+  EXPECT_NE(doc::PrintMarkdown(DiffDocument(same, std::nullopt))
+                .find("unchanged, though timed with other iterations per sample (baseline 2 -> 2"),
+            std::string::npos);
 
   for (const auto& [old_counts, new_counts] :
        std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{

@@ -578,6 +578,22 @@ TEST(RunAll, IterationsFromAnotherRunAreTimedByEveryProcess) {
     EXPECT_EQ(r.trickbench.settings.iterations_from, pinned) << stem;
     EXPECT_EQ(r.trickbench.rounds.at(0).iterations, counts) << stem;
   }
+  // A run whose process 1 file is of another trick: the trick refuses it, and the run
+  // stops saying where to look.
+  const std::string wrong = Tmp("pin_wrong");
+  fs::copy_file(first + "/index.json", wrong + "/index.json");
+  std::string text = Read(pinned);
+  const std::string id = "\"id\": \"noop\"";
+  ASSERT_NE(text.find(id), std::string::npos);
+  text.replace(text.find(id), id.size(), "\"id\": \"other\"");
+  std::ofstream(wrong + "/noop.p1.json") << text;
+  const Proc refused =
+      Exec(cmd + " --out_dir=" + Tmp("pin_refused") + " --iterations_from=" + wrong);
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("run_all: noop rejected the forwarded flags or --iterations_from=" +
+                                fs::canonical(wrong).string() + "/noop.p1.json; stopping"),
+            std::string::npos)
+      << refused.output;
   const Proc settle = Exec(g_run_all + " " + g_tricks["noop"] + " --settle=" + second +
                            " --iterations_from=" + first);
   EXPECT_EQ(settle.exit_code, 2) << settle.output;

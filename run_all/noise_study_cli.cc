@@ -53,7 +53,9 @@ of //reports:compare:
   between sessions: per setting, the spread of the A/A sessions' estimates in units
        of their own standard errors (h, an F test, and the part a session shares):
        what no number of processes in one run removes.
-Prints its estimated duration first (from earlier runs' index.json where there are
+Every session after aa-1 times aa-1's iterations per sample (run_all
+--iterations_from), as a gate timed against its baseline run would, so that every
+pair compares like for like. Prints its estimated duration first (from earlier runs' index.json where there are
 some), then the table; writes noise_study.json into the study folder, which holds one
 run folder per session (aa-1, ..., plant-1.10-1, ...). A complete session in a folder
 given with --reuse is not run again: a study can be resumed, and its parts run apart
@@ -168,9 +170,12 @@ struct Session {
   double factor = 0;  // 0: A/A
 };
 
+constexpr char kFirstSession[] = "aa-1";  // Plan's first: the one the others time alike
+
 std::vector<Session> Plan(const StudyOptions& o) {
   std::vector<Session> out;
-  for (int i = 1; i <= o.sessions; ++i) out.push_back({"aa-" + std::to_string(i), 0});
+  out.push_back({kFirstSession, 0});
+  for (int i = 2; i <= o.sessions; ++i) out.push_back({"aa-" + std::to_string(i), 0});
   // Planted sizes alternate so that drift over the study hits them alike.
   for (int i = 1; i <= o.plant_sessions; ++i) {
     for (double f : o.factors)
@@ -188,6 +193,11 @@ std::vector<std::string> RunAllArgs(const StudyOptions& o, const Session& s,
   args.push_back("--out_dir=" + dir);
   args.insert(args.end(), o.run_all_flags.begin(), o.run_all_flags.end());
   if (s.factor > 0) args.push_back("--plant_slowdown=all:" + FactorName(s.factor));
+  // Every session times the first one's iteration counts, as a gate would time its
+  // baseline run's: every pair then compares like for like (reports/like_for_like.h).
+  if (s.name != kFirstSession) {
+    args.push_back("--iterations_from=" + (fs::path(dir).parent_path() / kFirstSession).string());
+  }
   return args;
 }
 

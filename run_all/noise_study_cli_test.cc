@@ -12,6 +12,7 @@
 
 #include "harness/testing/subprocess.h"
 #include "results/checked_json.h"
+#include "results/result_file.h"
 #include "results/run_index.h"
 
 namespace trickbench {
@@ -63,6 +64,15 @@ TEST(NoiseStudy, ATinyStudyWritesItsRatesAndResumes) {
   EXPECT_NE(p.output.find("pooled false alarms: "), std::string::npos) << p.output;
   for (const char* s : {"aa-1", "aa-2", "plant-1.50-1"}) {
     EXPECT_TRUE(fs::exists(dir + "/" + s + "/report.json")) << s;
+  }
+  // The sessions after the first time its iteration counts: every pair like for like.
+  EXPECT_EQ(results::ReadResultFile(dir + "/aa-1/noop.p1.json").trickbench.settings.iterations_from,
+            "");
+  for (const char* s : {"aa-2", "plant-1.50-1"}) {
+    EXPECT_EQ(results::ReadResultFile(dir + "/" + s + "/noop.p1.json")
+                  .trickbench.settings.iterations_from,
+              fs::canonical(dir).string() + "/aa-1/noop.p1.json")
+        << s;
   }
   const results::Json j = results::ReadJsonFile(dir + "/noise_study.json");
   EXPECT_EQ(j["kind"], "trickbench-noise-study");

@@ -216,8 +216,9 @@ int Session::RunJobs(const std::vector<Job>& jobs, const InterruptLatch& latch,
       side.index.finished = UtcStamp("%FT%TZ");
       side.index.machine = machine_.Now();
       WriteIndex(side);
-      err_ << "run_all: " << id << " rejected the forwarded flags; stopping (see " << side.dir
-           << "/" << entry.log << ")\n";
+      err_ << "run_all: " << id << " rejected the forwarded flags"
+           << (iterations_from.empty() ? "" : " or --iterations_from=" + iterations_from)
+           << "; stopping (see " << side.dir << "/" << entry.log << ")\n";
       return results::kExitUsage;
     }
     if (!WriteIndex(side)) return kExitSomeFailed;
