@@ -38,7 +38,7 @@ results::ResultFile NewResultFile(const TrickDef& def, const RunOptions& opts,
   t.status = results::ResultStatus::kError;
   t.device = device.str();
   t.baseline = def.variants().front().name;
-  for (const auto& v : def.variants()) t.variants.push_back(v.name);
+  t.variants = def.VariantNames();
   t.cases = def.cases(device);
   t.reproduced_variant = def.reproduced_variant();
   t.tolerance = def.tolerance();

@@ -190,7 +190,6 @@ int64_t PowerOfTwoNear(double count) {
 bool IterationsFrom(const std::string& path, const std::string& id,
                     const std::vector<std::string>& variants, const std::vector<std::string>& cases,
                     std::vector<std::vector<int64_t>>* iterations, std::string* error) {
-  const std::string where = "--iterations_from=" + path + ": ";
   results::ResultFile file;
   try {
     file = results::ReadResultFile(path);
@@ -200,7 +199,7 @@ bool IterationsFrom(const std::string& path, const std::string& id,
   }
   const results::TrickResult& t = file.trickbench;
   auto fail = [&](const std::string& what) {
-    *error = where + what;
+    *error = "--iterations_from=" + path + ": " + what;
     return false;
   };
   if (t.id != id) return fail("a result of " + t.id + ", not of " + id);

@@ -165,10 +165,8 @@ int TrickMain(int argc, char** argv) {
   // anything runs, like a bad flag value.
   std::vector<std::vector<int64_t>> iterations;
   if (!opts.iterations_from.empty()) {
-    std::vector<std::string> variants;
-    for (const auto& v : def.variants()) variants.push_back(v.name);
-    if (!IterationsFrom(opts.iterations_from, def.id(), variants, def.cases(device), &iterations,
-                        &error)) {
+    if (!IterationsFrom(opts.iterations_from, def.id(), def.VariantNames(), def.cases(device),
+                        &iterations, &error)) {
       std::cerr << "trickbench: " << error << "\n";
       return results::kExitUsage;
     }

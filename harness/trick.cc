@@ -266,6 +266,12 @@ int TrickDef::VariantIndex(const std::string& name) const {
   return -1;
 }
 
+std::vector<std::string> TrickDef::VariantNames() const {
+  std::vector<std::string> names;
+  for (const VariantSpec& v : variants_) names.push_back(v.name);
+  return names;
+}
+
 const std::vector<TrickDef*>& RegisteredTricks() { return Index(); }
 
 TrickDef* FindTrick(const std::string& id) {

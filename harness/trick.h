@@ -352,6 +352,7 @@ class TrickDef {
   int check_steps() const { return check_steps_; }
   const std::string& reproduced_variant() const;
   int VariantIndex(const std::string& name) const;  // -1 when unknown
+  std::vector<std::string> VariantNames() const;    // baseline first, as registered
   std::unique_ptr<Trick> Make() const { return factory_(); }
 
  private:

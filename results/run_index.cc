@@ -179,5 +179,15 @@ RunIndex ReadRunIndex(const std::string& path) {
   return RunIndex::FromJson(ReadJsonFile(path), path);
 }
 
+std::optional<std::string> TimedProcess1Result(const RunIndex& index, const std::string& id) {
+  for (const IndexEntry& e : index.tricks) {
+    if (e.id == id && e.process == 1 && e.outcome == RunOutcome::kOk && e.result &&
+        !e.result->empty()) {
+      return e.result;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace results
 }  // namespace trickbench

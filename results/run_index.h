@@ -106,5 +106,10 @@ bool WriteRunIndex(const std::string& path, const RunIndex& index, std::string* 
 // ReadJsonFile + FromJson.
 RunIndex ReadRunIndex(const std::string& path);
 
+// The result file name (in the index's folder) of trick `id`'s process 1 when it timed
+// (outcome ok, file written): the iteration counts its later processes, and runs timed
+// like for like with it, use (harness/rounds.h says why). None otherwise.
+std::optional<std::string> TimedProcess1Result(const RunIndex& index, const std::string& id);
+
 }  // namespace results
 }  // namespace trickbench

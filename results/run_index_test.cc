@@ -267,6 +267,29 @@ TEST(RunIndex, RejectsBadInputNamingTheField) {
   }
 }
 
+TEST(RunIndex, TimedProcess1ResultIsProcess1sFileOnlyWhenItTimed) {
+  RunIndex index;
+  auto entry = [](const std::string& id, int process, RunOutcome outcome,
+                  std::optional<std::string> result) {
+    IndexEntry e;
+    e.id = id;
+    e.process = process;
+    e.outcome = outcome;
+    e.result = std::move(result);
+    return e;
+  };
+  index.tricks = {entry("a", 2, RunOutcome::kOk, "a.p2.json"),
+                  entry("a", 1, RunOutcome::kOk, "a.p1.json"),
+                  entry("b", 1, RunOutcome::kInvalid, "b.p1.json"),
+                  entry("c", 1, RunOutcome::kCrashed, std::nullopt),
+                  entry("d", 1, RunOutcome::kOk, ""),
+                  entry("e", 2, RunOutcome::kOk, "e.p2.json")};
+  EXPECT_EQ(TimedProcess1Result(index, "a"), "a.p1.json");
+  for (const char* id : {"b", "c", "d", "e", "absent"}) {
+    EXPECT_EQ(TimedProcess1Result(index, id), std::nullopt) << id;
+  }
+}
+
 TEST(RunIndex, ReadRunIndexNamesTheFile) {
   try {
     ReadRunIndex("/nonexistent/index.json");

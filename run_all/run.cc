@@ -91,21 +91,30 @@ std::vector<Job> PlanJobs(const Options& o, size_t tricks, std::optional<results
   return jobs;
 }
 
+// A run folder named by `flag` (its report.json, say, names its folder) and its index;
+// false with *error, prefixed by the flag, when the index cannot be read.
+bool ReadRunFolder(const std::string& flag, const std::string& dir, fs::path* folder,
+                   results::RunIndex* index, std::string* error) {
+  *folder = dir;
+  if (fs::is_regular_file(*folder)) *folder = folder->parent_path();
+  try {
+    *index = results::ReadRunIndex((*folder / "index.json").string());
+  } catch (const std::exception& e) {
+    *error = flag + ": " + e.what();
+    return false;
+  }
+  return true;
+}
+
 // `--settle=RUN_DIR`: the run's folder, its tricks (those of the chosen `ids` it ran, in
 // its order), and its one side with the index as it is; the run's own forwarded flags
 // and time limit into *o. False with *error on a folder that cannot be settled.
 bool SettleSide(Options* o, std::vector<std::string>* ids, std::vector<Side>* sides,
                 std::string* dir, std::string* error) {
-  fs::path folder = o->settle_dir;
-  if (fs::is_regular_file(folder)) folder = folder.parent_path();  // its report.json, say
-  const std::string index_path = (folder / "index.json").string();
+  fs::path folder;
   results::RunIndex index;
-  try {
-    index = results::ReadRunIndex(index_path);
-  } catch (const std::exception& e) {
-    *error = "--settle: " + std::string(e.what());
-    return false;
-  }
+  if (!ReadRunFolder("--settle", o->settle_dir, &folder, &index, error)) return false;
+  const std::string index_path = (folder / "index.json").string();
   if (index.ab) {
     *error = "--settle: " + index_path +
              " is one build of an A/B session, whose processes are paired old/new: run "
@@ -162,25 +171,18 @@ bool SettleSide(Options* o, std::vector<std::string>* ids, std::vector<Side>* si
 // has no readable index or timed none of the chosen tricks.
 bool PinnedIterations(const Options& o, const std::vector<std::string>& ids,
                       std::map<std::string, std::string>* files, std::string* error) {
-  fs::path folder = o.iterations_from_dir;
-  if (fs::is_regular_file(folder)) folder = folder.parent_path();  // its report.json, say
-  const std::string index_path = (folder / "index.json").string();
+  fs::path folder;
   results::RunIndex index;
-  try {
-    index = results::ReadRunIndex(index_path);
-  } catch (const std::exception& e) {
-    *error = "--iterations_from: " + std::string(e.what());
+  if (!ReadRunFolder("--iterations_from", o.iterations_from_dir, &folder, &index, error)) {
     return false;
   }
-  for (const results::IndexEntry& e : index.tricks) {
-    if (e.process != 1 || e.outcome != results::RunOutcome::kOk || !e.result || e.result->empty())
-      continue;
-    if (std::find(ids.begin(), ids.end(), e.id) == ids.end()) continue;
-    (*files)[e.id] = (fs::canonical(folder) / *e.result).string();
+  for (const std::string& id : ids) {
+    const std::optional<std::string> file = results::TimedProcess1Result(index, id);
+    if (file) (*files)[id] = (fs::canonical(folder) / *file).string();
   }
   if (files->empty()) {
-    *error =
-        "--iterations_from: none of the chosen tricks was timed by a process 1 in " + index_path;
+    *error = "--iterations_from: none of the chosen tricks was timed by a process 1 in " +
+             (folder / "index.json").string();
     return false;
   }
   return true;

@@ -248,8 +248,7 @@ std::string SizingRows(const TrickDef& t) {
 std::string Row(const TrickDef& t, const TrickFiles& files) {
   std::string trick = "[" + Code(t.id()) + "](../" + files.main + ")";
   if (!files.cuda.empty()) trick += " ([" + Code("_cuda.cc") + "](../" + files.cuda + "))";
-  std::vector<std::string> variants;
-  for (const auto& v : t.variants()) variants.push_back(v.name);
+  const std::vector<std::string> variants = t.VariantNames();
   auto list = [](const std::vector<std::string>& cases) {
     return cases.size() == 1 && cases[0].empty() ? std::string("one") : CodeList(cases);
   };
