@@ -624,8 +624,52 @@ TEST(RunAll, AbSessionWithRealTricksWritesTwoCompleteRunFolders) {
     EXPECT_EQ(results::ReadResultFile(sub + "/noop.p2.json").trickbench.settings.iterations_from,
               fs::canonical(sub).string() + "/noop.p1.json");
   }
+  // The process 1 that ran second timed the other build's counts: like for like.
+  const std::vector<std::string> order = results::ReadRunIndex(dir + "/old/index.json").ab->order;
+  ASSERT_FALSE(order.empty());
+  const std::string first = order.front(), second = first == "old" ? "new" : "old";
+  const results::TrickResult p1_first =
+      results::ReadResultFile(dir + "/" + first + "/noop.p1.json").trickbench;
+  const results::TrickResult p1_second =
+      results::ReadResultFile(dir + "/" + second + "/noop.p1.json").trickbench;
+  EXPECT_EQ(p1_first.settings.iterations_from, "");
+  EXPECT_EQ(p1_second.settings.iterations_from,
+            fs::canonical(dir + "/" + first).string() + "/noop.p1.json");
+  ASSERT_EQ(p1_first.rounds.size(), 1u);
+  ASSERT_EQ(p1_second.rounds.size(), 1u);
+  EXPECT_EQ(p1_second.rounds[0].iterations, p1_first.rounds[0].iterations);
   EXPECT_NE(p.output.find("compare them: bazel run //reports:compare -- "), std::string::npos)
       << p.output;
+}
+
+TEST(RunAll, AbSessionBuildWhoseVariantsDifferCalibratesItsOwn) {
+  const std::string old_dir = Tmp("ab_renamed_old"), new_dir = Tmp("ab_renamed_new");
+  fs::create_symlink(fs::absolute(g_tricks["noop"]), old_dir + "/noop");
+  fs::create_symlink(fs::absolute(g_tricks["noop_renamed"]), new_dir + "/noop");
+  const std::string dir = Tmp("ab_renamed");
+  const Proc p = Exec(g_run_all + " --ab=" + old_dir + "," + new_dir +
+                      " --processes=2 --ab_seed=5 --min_time=0.001 --out_dir=" + dir);
+  EXPECT_EQ(p.exit_code, 0) << p.output;
+  const std::vector<std::string> order = results::ReadRunIndex(dir + "/old/index.json").ab->order;
+  ASSERT_FALSE(order.empty());
+  const std::string first = order.front(), second = first == "old" ? "new" : "old";
+  // The second process 1 refused the first's counts (the variants differ), said so, and
+  // calibrated its own; its later process times them.
+  EXPECT_NE(p.output.find("(refused the " + first +
+                          " build's iteration counts: its variants or cases differ; "
+                          "calibrated its own)"),
+            std::string::npos)
+      << p.output;
+  const std::string sub = dir + "/" + second;
+  EXPECT_EQ(results::ReadResultFile(sub + "/noop.p1.json").trickbench.settings.iterations_from, "");
+  EXPECT_EQ(results::ReadResultFile(sub + "/noop.p2.json").trickbench.settings.iterations_from,
+            fs::canonical(sub).string() + "/noop.p1.json");
+  for (const char* side : {"old", "new"}) {
+    for (const auto& e : results::ReadRunIndex(dir + "/" + side + "/index.json").tricks) {
+      EXPECT_EQ(e.outcome, results::RunOutcome::kOk)
+          << side << " p" << e.process << ": " << e.reason;
+    }
+  }
 }
 
 TEST(RunAll, AbSessionBadFoldersAreNamed) {

@@ -46,8 +46,11 @@ bazel-bin/benches; the tricks are those given to run_all, or with none given eve
 executable file in OLD_BIN_DIR, that are in both folders) run in one session: for
 each trick process, the old build's and the new build's processes back to back, in
 ABBA order (old,new then new,old, or the mirror, per two pairs, drawn from the seed,
-which is printed and recorded). The run folder holds old/ and new/, each a complete
-run folder with its index (same ab.seed) and report, for
+which is printed and recorded). The build whose process 1 runs second times the
+other's iteration counts (unless its variants or cases differ: then it calibrates
+its own and says so), so that the builds compare like for like. The run folder
+holds old/ and new/, each a complete run folder with its index (same ab.seed) and
+report, for
   bazel run //reports:compare -- RUN/old/report.json RUN/new/report.json
 
 Settling a finished run (--settle=RUN_DIR): where its report or a compare says

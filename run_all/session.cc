@@ -36,18 +36,11 @@ std::string Clock(double seconds) {
   return buf;
 }
 
-// The result file of the trick's process 1 in `index` (in `dir`), when it timed: the
-// iteration counts a later process uses (harness/rounds.h says why); "" otherwise, and
-// the process calibrates its own.
-std::string Process1Result(const results::RunIndex& index, const std::string& id,
-                           const std::string& dir) {
-  for (const results::IndexEntry& e : index.tricks) {
-    if (e.id == id && e.process == 1 && e.outcome == RunOutcome::kOk && e.result &&
-        !e.result->empty()) {
-      return dir + "/" + *e.result;
-    }
-  }
-  return "";
+// The result file of the trick's process 1 in `side`, when it timed: the iteration
+// counts a later process uses; "" otherwise, and the process calibrates its own.
+std::string Process1Result(const Side& side, const std::string& id) {
+  const std::optional<std::string> file = results::TimedProcess1Result(side.index, id);
+  return file ? side.dir + "/" + *file : "";
 }
 
 // Runs one process of a trick binary, its output into <id>.p<k>.log, and classifies
@@ -186,11 +179,29 @@ int Session::RunJobs(const std::vector<Job>& jobs, const InterruptLatch& latch,
                   job.process, RoleName(job.build).c_str());
     out_ << line << std::flush;
     const auto pinned = pinned_.find(id);
-    const std::string iterations_from = pinned != pinned_.end() ? pinned->second
-                                        : job.process > 1 ? Process1Result(side.index, id, side.dir)
+    std::string iterations_from = pinned != pinned_.end() ? pinned->second
+                                  : job.process > 1       ? Process1Result(side, id)
                                                           : "";
-    const results::IndexEntry entry =
+    // In an A/B session, the process 1 that runs second times the counts of the other
+    // build's, so that the two builds are compared like for like (reports/like_for_like.h):
+    // calibrated separately, a quarter of the settings differed in their counts here.
+    const Side* other = job.build == Build::kOld   ? by_build[static_cast<int>(Build::kNew)]
+                        : job.build == Build::kNew ? by_build[static_cast<int>(Build::kOld)]
+                                                   : nullptr;
+    const bool other_counts = iterations_from.empty() && job.process == 1 && other;
+    if (other_counts) iterations_from = Process1Result(*other, id);
+    results::IndexEntry entry =
         RunTrick(side.binaries[job.trick], job.process, side.dir, iterations_from, o_, latch);
+    std::string note;
+    if (other_counts && !iterations_from.empty() && entry.exit_code == results::kExitUsage &&
+        entry.outcome == RunOutcome::kFailed && !latch.signal()) {
+      // Its variants or cases differ from the other build's (the refusal's reason, in
+      // the log, is overwritten): it calibrates its own, and compare says the counts differ.
+      iterations_from.clear();
+      entry = RunTrick(side.binaries[job.trick], job.process, side.dir, "", o_, latch);
+      note = "  (refused the " + RoleName(other->build) +
+             " build's iteration counts: its variants or cases differ; calibrated its own)";
+    }
     ++done_;
     std::snprintf(line, sizeof line, "%-8s %6.1fs  (elapsed %s)", Name(entry.outcome).c_str(),
                   entry.seconds, Clock(Elapsed()).c_str());
@@ -201,7 +212,7 @@ int Session::RunJobs(const std::vector<Job>& jobs, const InterruptLatch& latch,
                     100 * entry.phase_seconds->rounds / entry.seconds);
       out_ << line;
     }
-    out_ << (entry.reason.empty() ? "" : "  ") << entry.reason.substr(0, 160) << std::endl;
+    out_ << (entry.reason.empty() ? "" : "  ") << entry.reason.substr(0, 160) << note << std::endl;
     side.index.tricks.push_back(entry);
     if (entry.outcome != RunOutcome::kOk && entry.outcome != RunOutcome::kSkipped) ++side.bad;
     // Another process of a trick that cannot run here (skipped) or gives a wrong
