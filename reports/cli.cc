@@ -48,7 +48,8 @@ speedup is then out of the test. A setting the two runs timed with other iterati
 per sample (each run's processes time its process 1's counts) is never called faster
 or slower (unknown instead; unchanged stands), and is named: to compare it like for
 like, time the new build with the old run's counts (run_all
---iterations_from=OLD_RUN_DIR). With
+--iterations_from=OLD_RUN_DIR; in one --ab session the build that ran
+second already did, wherever the trick's variants and cases match). With
 --noise=noise_study.json (run_all:noise_study on
 this machine), each setting the study measured has its between-session sd added to both
 sides before the test: two runs differ by two draws of what all processes of a run share,

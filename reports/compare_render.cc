@@ -179,10 +179,17 @@ std::string UnlikeLine(const ReportDiff& c) {
                     " setting(s) were timed with other iterations per sample in the two runs, "
                     "so none of them is called faster or slower (unknown instead; unchanged "
                     "stands): for some workloads the time per iteration depends on how many "
-                    "run back to back, and a real slowdown changes the calibrated count too. "
-                    "To compare them like for like, run the new build with the old run's "
-                    "counts: bazel run //benches:run_all -- --iterations_from=<the old run's "
-                    "folder> (";
+                    "run back to back, and a real slowdown changes the calibrated count too. ";
+  // In one A/B session the build that ran second already timed the other's counts where
+  // it could (run_all --ab): what still differs is a trick whose variants or cases differ
+  // between the builds, or whose first process 1 did not time, and no rerun aligns those.
+  out += c.same_session
+             ? "In this A/B session the build that ran second timed the other build's counts "
+               "wherever it could; these differ because the trick's variants or cases differ "
+               "between the builds, or its other process 1 did not time, so no rerun compares "
+               "them like for like ("
+             : "To compare them like for like, run the new build with the old run's counts: "
+               "bazel run //benches:run_all -- --iterations_from=<the old run's folder> (";
   for (size_t i = 0; i < names.size() && i < 5; ++i) out += (i ? ", " : "") + names[i];
   if (names.size() > 5) out += ", and " + std::to_string(names.size() - 5) + " more";
   return out + ").";

@@ -295,6 +295,19 @@ TEST(Compare, SettingsTimedWithOtherIterationCountsAreUnknown) {
             std::string::npos)
       << md;
 
+  // The two sides of one A/B session: the side that ran second already timed the other's
+  // counts where it could, so the advice is not the --iterations_from rerun.
+  Report ab_old = WithCounts(old_r, {2, 2, 2}, {1, 1, 1}),
+         ab_new = WithCounts(new_r, {2, 2, 2}, {2, 2, 2});
+  ab_old.ab = results::AbSession{7, results::kAbOld, "/old", "/new", {"old", "new"}};
+  ab_new.ab = results::AbSession{7, results::kAbNew, "/old", "/new", {"old", "new"}};
+  const ReportDiff session = CompareReports(ab_old, ab_new);
+  ASSERT_TRUE(session.same_session) << session.times_note;
+  EXPECT_EQ(session.speedups[0].change.outcome, stats::ChangeOutcome::kUnknown);
+  const std::string ab_md = doc::PrintMarkdown(DiffDocument(session, std::nullopt));
+  EXPECT_NE(ab_md.find("variants or cases differ between the builds"), std::string::npos) << ab_md;
+  EXPECT_EQ(ab_md.find("--iterations_from"), std::string::npos) << ab_md;
+
   // A change inside the margin, whatever the counts did, is unchanged all the same.
   const ReportDiff same = CompareReports(WithCounts(old_r, {2, 2, 2}, {1, 1, 1}),
                                          WithCounts(HandMade({0.005}, 0.01), {2, 2, 2}, {2, 2, 2}));
