@@ -1,6 +1,6 @@
 // The command-line behaviour of trick binaries, exercised as a user would: real
 // processes, real files. Binaries come from args (see BUILD). run_all's own are in
-// run_all/cli_test.cc.
+// run_all/cli_test.cc, budget_cli_test.cc and ab_cli_test.cc.
 #include <gtest/gtest.h>
 
 #include <algorithm>
