@@ -1,0 +1,73 @@
+#include "common/test_files.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace trickbench {
+namespace test_files {
+
+namespace fs = std::filesystem;
+
+std::string TmpDir() {
+  const char* d = std::getenv("TEST_TMPDIR");
+  return d ? d : "/tmp";
+}
+
+std::string ScratchDir(const std::string& name) {
+  const std::string dir = FreshPath(name);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string FreshPath(const std::string& name) {
+  const std::string path = TmpDir() + "/" + name;
+  fs::remove_all(path);
+  return path;
+}
+
+std::string Read(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string ReadExisting(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    ADD_FAILURE() << "cannot read " << path;
+    return "";
+  }
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<std::string> FileNames(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void Write(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) ADD_FAILURE() << "cannot write " << path;
+}
+
+bool ArgValue(const std::string& arg, const std::string& flag, std::string* value) {
+  const std::string prefix = flag + "=";
+  if (arg.rfind(prefix, 0) != 0) return false;
+  *value = arg.substr(prefix.size());
+  return true;
+}
+
+}  // namespace test_files
+}  // namespace trickbench
