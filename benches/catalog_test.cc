@@ -4,11 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 
 #include "common/atomic_file.h"
+#include "common/test_files.h"
 #include "harness/testing/subprocess.h"
 
 namespace {
@@ -24,20 +24,9 @@ std::string g_page;     // the checked-in docs/CATALOG.md
 constexpr char kRegenerate[] =
     "Regenerate it: bazel run //benches:catalog -- --out=docs/CATALOG.md";
 
-std::string Tmp(const std::string& name) {
-  const char* d = std::getenv("TEST_TMPDIR");
-  const std::string dir = std::string(d ? d : "/tmp") + "/" + name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string Read(const std::string& path) {
-  std::string error;
-  const std::string text = trickbench::ReadFile(path, &error);
-  EXPECT_EQ(error, "");
-  return text;
-}
+// Both sides of every comparison here must exist: two missing files would be equal.
+using trickbench::test_files::ReadExisting;
+using trickbench::test_files::ScratchDir;
 
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
@@ -52,13 +41,13 @@ TEST(Catalog, CheckedInPageIsCurrent) {
 // Proves the check above can fail: a page with one changed line, and one without its
 // last line, are stale, and the message shows where and how to fix it.
 TEST(Catalog, AStalePageFailsNamingTheFirstDifferingLineAndTheCommand) {
-  const std::string page = Read(g_page);
+  const std::string page = ReadExisting(g_page);
   const size_t row = page.find("\n| [`");
   ASSERT_NE(row, std::string::npos) << "no trick row in " << g_page;
   const int row_line = 2 + static_cast<int>(std::count(page.begin(), page.begin() + row, '\n'));
   const std::string original = page.substr(row + 1, page.find('\n', row + 1) - row - 1);
 
-  const std::string dir = Tmp("stale");
+  const std::string dir = ScratchDir("stale");
   std::string error;
   ASSERT_TRUE(trickbench::WriteFileAtomically(
       dir + "/edited.md",
@@ -88,14 +77,14 @@ TEST(Catalog, AMissingPageFailsSayingHowToGenerateIt) {
 }
 
 TEST(Catalog, OutWritesThePageAndWithoutFlagsItGoesToStdout) {
-  const std::string dir = Tmp("out");
+  const std::string dir = ScratchDir("out");
   Proc p = RunCommand(g_catalog + " --out=" + dir + "/CATALOG.md");
   EXPECT_EQ(p.exit_code, 0) << p.output;
-  EXPECT_EQ(Read(dir + "/CATALOG.md"), Read(g_page));
+  EXPECT_EQ(ReadExisting(dir + "/CATALOG.md"), ReadExisting(g_page));
 
   p = RunCommand(g_catalog, Stderr::kToTestLog);
   EXPECT_EQ(p.exit_code, 0);
-  EXPECT_EQ(p.output, Read(g_page));
+  EXPECT_EQ(p.output, ReadExisting(g_page));
 }
 
 TEST(Catalog, AnUnwritableOutFailsAndWritesNothing) {
@@ -140,8 +129,8 @@ int main(int argc, char** argv) {
   testing::InitGoogleTest(&argc, argv);
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a.rfind("--catalog=", 0) == 0) g_catalog = a.substr(10);
-    if (a.rfind("--page=", 0) == 0) g_page = a.substr(7);
+    trickbench::test_files::ArgValue(a, "--catalog", &g_catalog);
+    trickbench::test_files::ArgValue(a, "--page", &g_page);
   }
   if (g_catalog.empty() || g_page.empty()) {
     std::cerr << "catalog_test: needs --catalog=BINARY --page=docs/CATALOG.md (see BUILD)\n";

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/atomic_file.h"
+#include "common/test_files.h"
 #include "tools/catalog/line_diff.h"
 
 namespace {
@@ -108,8 +109,8 @@ int main(int argc, char** argv) {
   std::string header_path, example_path;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a.rfind("--header=", 0) == 0) header_path = a.substr(9);
-    if (a.rfind("--example=", 0) == 0) example_path = a.substr(10);
+    trickbench::test_files::ArgValue(a, "--header", &header_path);
+    trickbench::test_files::ArgValue(a, "--example", &example_path);
   }
   if (header_path.empty() || example_path.empty()) {
     std::cerr << "trick_example_test: needs --header=harness/trick.h "

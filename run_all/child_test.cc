@@ -6,37 +6,22 @@
 
 #include <cerrno>
 #include <chrono>
-#include <cstdlib>
-#include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <thread>
+
+#include "common/test_files.h"
 
 namespace trickbench {
 namespace run_all {
 namespace {
 
-namespace fs = std::filesystem;
-
-std::string Dir(const std::string& name) {
-  const char* t = std::getenv("TEST_TMPDIR");
-  const std::string d = std::string(t ? t : "/tmp") + "/" + name;
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-
-std::string Read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using test_files::Read;
+using test_files::ScratchDir;
 
 // Runs `script` under /bin/sh with its output in dir/log.
 struct Shell {
   std::string dir;
-  explicit Shell(const std::string& name) : dir(Dir(name)) {}
+  explicit Shell(const std::string& name) : dir(ScratchDir(name)) {}
   ChildExit Run(const std::string& script, double timeout = 30,
                 const volatile sig_atomic_t* stop = nullptr, double grace = 3) {
     const int fd = open((dir + "/log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -132,7 +117,7 @@ TEST(RunInGroup, AStopRequestForwardsItsSignalToTheGroup) {
 }
 
 TEST(RunInGroup, AProgramThatCannotRunExits127WithTheReason) {
-  const std::string dir = Dir("noexec");
+  const std::string dir = ScratchDir("noexec");
   const int fd = open((dir + "/log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   const ChildExit e = RunInGroup({dir + "/missing"}, fd, 10, nullptr);
   close(fd);

@@ -3,11 +3,10 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
-#include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
+
+#include "common/test_files.h"
 
 namespace trickbench {
 namespace results {
@@ -23,20 +22,11 @@ std::string g_run_all;
 
 Proc Exec(const std::string& cmd) { return subprocess::RunCommand(cmd); }
 
-std::string Tmp(const std::string& name) {
-  const char* d = std::getenv("TEST_TMPDIR");
-  const std::string dir = std::string(d ? d : "/tmp") + "/" + name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+// Tmp, Read and Files forward to common/test_files.h, which holds the one copy: the
+// three tests call them by these names.
+std::string Tmp(const std::string& name) { return test_files::ScratchDir(name); }
 
-std::string Read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string Read(const std::string& path) { return test_files::Read(path); }
 
 std::vector<std::string> Lines(const std::string& path) {
   std::vector<std::string> out;
@@ -45,12 +35,7 @@ std::vector<std::string> Lines(const std::string& path) {
   return out;
 }
 
-std::vector<std::string> Files(const std::string& dir) {
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
+std::vector<std::string> Files(const std::string& dir) { return test_files::FileNames(dir); }
 
 std::map<std::string, RunOutcome> Outcomes(const results::RunIndex& index) {
   std::map<std::string, RunOutcome> out;
@@ -66,7 +51,7 @@ std::vector<std::string> Processes(const results::RunIndex& index) {
 
 std::string Script(const std::string& dir, const std::string& id, const std::string& body) {
   const std::string path = dir + "/" + id;
-  std::ofstream(path) << "#!/bin/sh\n" << body << "\n";
+  test_files::Write(path, "#!/bin/sh\n" + body + "\n");
   chmod(path.c_str(), 0755);
   return path;
 }
@@ -75,9 +60,9 @@ int Main(int argc, char** argv) {
   testing::InitGoogleTest(&argc, argv);
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a.rfind("--run_all=", 0) == 0) g_run_all = a.substr(10);
-    if (a.rfind("--trick=", 0) == 0) {
-      const std::string path = a.substr(8);
+    test_files::ArgValue(a, "--run_all", &g_run_all);
+    std::string path;
+    if (test_files::ArgValue(a, "--trick", &path)) {
       g_tricks[fs::path(path).filename().string()] = path;
     }
   }

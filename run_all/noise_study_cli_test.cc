@@ -3,13 +3,11 @@
 // lines; and the default trick set against the real trick binaries (--dry_run).
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "common/test_files.h"
 #include "harness/testing/subprocess.h"
 #include "results/checked_json.h"
 #include "results/result_file.h"
@@ -25,12 +23,8 @@ std::string g_study, g_noop, g_benches;  // g_benches: every trick binary, space
 
 Proc Exec(const std::string& cmd) { return subprocess::RunCommand(cmd); }
 
-std::string Tmp(const std::string& name) {
-  const char* d = std::getenv("TEST_TMPDIR");
-  const std::string dir = std::string(d ? d : "/tmp") + "/" + name;
-  fs::remove_all(dir);
-  return dir;
-}
+// Nothing at the path: the study creates its own folders and refuses some that exist.
+using test_files::FreshPath;
 
 const std::string kTiny =
     " --tricks=noop --sessions=2 --processes=1 --rounds=3 --min_time=0.001"
@@ -38,8 +32,7 @@ const std::string kTiny =
 
 // Under `bazel run` a relative --out_dir, --reuse or --noise is the user's folder.
 TEST(NoiseStudy, UnderBazelRunRelativeFoldersAreTheCallers) {
-  const std::string caller = Tmp("caller");
-  fs::create_directories(caller);
+  const std::string caller = test_files::ScratchDir("caller");
   const std::string env = "BUILD_WORKING_DIRECTORY=" + caller + " ";
   Proc p = Exec(env + g_study + " " + g_noop + kTiny + " --part=aa --out_dir=study");
   ASSERT_EQ(p.exit_code, 0) << p.output;
@@ -54,7 +47,7 @@ TEST(NoiseStudy, UnderBazelRunRelativeFoldersAreTheCallers) {
 }
 
 TEST(NoiseStudy, ATinyStudyWritesItsRatesAndResumes) {
-  const std::string dir = Tmp("tiny");
+  const std::string dir = FreshPath("tiny");
   Proc p = Exec(g_study + " " + g_noop + kTiny + " --out_dir=" + dir);
   ASSERT_EQ(p.exit_code, 0) << p.output;
   EXPECT_NE(p.output.find("noise study: 3 sessions (2 A/A, 1 planted) of 1 tricks x 1 processes"),
@@ -128,8 +121,8 @@ TEST(NoiseStudy, ATinyStudyWritesItsRatesAndResumes) {
                             {"case", b["case"]},
                             {"variant", "optimized"},
                             {"between_sessions", {{"sessions", 12}, {"between_sd", 0.5}}}}}}};
-  const std::string parts_path = Tmp("parts.json");
-  std::ofstream(parts_path) << parts.dump();
+  const std::string parts_path = FreshPath("parts.json");
+  test_files::Write(parts_path, parts.dump());
   p = Exec(g_study + " " + g_noop + kTiny + " --reuse=" + dir + " --noise=" + parts_path);
   ASSERT_EQ(p.exit_code, 0) << p.output;
   EXPECT_NE(p.output.find("Compared as compare --noise=" + parts_path), std::string::npos)
@@ -156,7 +149,7 @@ TEST(NoiseStudy, ATinyStudyWritesItsRatesAndResumes) {
 // Without --processes every session spends run_all's budget, as a default run does; a
 // study folder is resumed only with the same budget.
 TEST(NoiseStudy, BudgetedSessionsAreResumedOnlyUnderTheSameBudget) {
-  const std::string dir = Tmp("budgeted");
+  const std::string dir = FreshPath("budgeted");
   const std::string budgeted =
       " --tricks=noop --sessions=2 --rounds=3 --min_time=0.001"
       " --plants=1.5 --plant_sessions=1 --part=aa --budget=4";
@@ -180,7 +173,7 @@ TEST(NoiseStudy, BudgetedSessionsAreResumedOnlyUnderTheSameBudget) {
 }
 
 TEST(NoiseStudy, PartsRunApart) {
-  const std::string dir = Tmp("parts");
+  const std::string dir = FreshPath("parts");
   Proc p = Exec(g_study + " " + g_noop + kTiny + " --part=planted --reuse=" + dir);
   EXPECT_EQ(p.exit_code, 2) << p.output;  // no such folder yet
   EXPECT_NE(p.output.find("--reuse: " + dir + " is not a study folder"), std::string::npos)
@@ -203,7 +196,7 @@ TEST(NoiseStudy, PartsRunApart) {
 }
 
 TEST(NoiseStudy, BadCommandLinesAreOneLineAndRunNothing) {
-  const std::string dir = Tmp("bad");
+  const std::string dir = FreshPath("bad");
   const std::vector<std::pair<std::string, std::string>> cases = {
       {" --tricks=nope", "noise_study: unknown trick 'nope' (known: noop)"},
       {" --tricks=noop --plants=0.9", "bad value for --plants: '0.9' (expected factors above 1"},
@@ -235,7 +228,7 @@ TEST(NoiseStudy, HelpSaysWhatItMeasures) {
 
 // The default set names real tricks, and the default study's plan and estimate.
 TEST(NoiseStudy, TheDefaultSetIsRealTricks) {
-  const std::string dir = Tmp("default");
+  const std::string dir = FreshPath("default");
   const Proc p = Exec(g_study + " " + g_benches + " --dry_run --out_dir=" + dir);
   ASSERT_EQ(p.exit_code, 0) << p.output;
   EXPECT_NE(p.output.find("noise study: 16 sessions (12 A/A, 4 planted) of 9 tricks under "
@@ -253,9 +246,9 @@ int main(int argc, char** argv) {
   testing::InitGoogleTest(&argc, argv);
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a.rfind("--noise_study=", 0) == 0) trickbench::g_study = a.substr(14);
-    if (a.rfind("--noop=", 0) == 0) trickbench::g_noop = a.substr(7);
-    if (a.rfind("--benches=", 0) == 0) trickbench::g_benches = a.substr(10);
+    trickbench::test_files::ArgValue(a, "--noise_study", &trickbench::g_study);
+    trickbench::test_files::ArgValue(a, "--noop", &trickbench::g_noop);
+    trickbench::test_files::ArgValue(a, "--benches", &trickbench::g_benches);
   }
   // $(rootpaths) gives the rest of the trick binaries as further arguments.
   for (int i = 1; i < argc; ++i) {

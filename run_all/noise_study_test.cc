@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <random>
 #include <algorithm>
@@ -13,6 +12,7 @@
 #include <vector>
 #include <stdexcept>
 
+#include "common/test_files.h"
 #include "reports/session_parts.h"
 
 namespace trickbench {
@@ -137,9 +137,8 @@ TEST(SessionSpread, CompareReadsBackWhatTheStudyWrites) {
   short_one.variant = "unfused";
   short_one.sessions = Sessions({0, 0.1}, 0.05, 10);
   r.settings = {b, short_one};
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  const std::string path = std::string(tmp ? tmp : "/tmp") + "/noise_study.json";
-  std::ofstream(path) << ToJson(r).dump(2);
+  const std::string path = test_files::TmpDir() + "/noise_study.json";
+  test_files::Write(path, ToJson(r).dump(2));
   const reports::SessionParts parts = reports::LoadSessionParts(path);
   ASSERT_EQ(parts.by_setting.size(), 1u);
   const reports::SessionPart* p = parts.Find("alpha", "n64", "fused");

@@ -2,10 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-
+#include "common/test_files.h"
 #include "results/result_file.h"
 
 namespace trickbench {
@@ -17,7 +14,6 @@ void PrintTo(RunOutcome o, std::ostream* os) { *os << Name(o); }
 namespace run_all {
 namespace {
 
-namespace fs = std::filesystem;
 using results::ResultStatus;
 using results::RunOutcome;
 
@@ -25,11 +21,8 @@ using results::RunOutcome;
 struct Folder {
   std::string dir;
   explicit Folder(const std::string& name) {
-    const char* t = std::getenv("TEST_TMPDIR");
-    dir = std::string(t ? t : "/tmp") + "/" + name;
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    std::ofstream(dir + "/demo.p1.log") << "line one\n\nline two\nthe last line\n";
+    dir = test_files::ScratchDir(name);
+    test_files::Write(dir + "/demo.p1.log", "line one\n\nline two\nthe last line\n");
   }
   void WriteResult(ResultStatus status, const std::string& reason) {
     results::ResultFile r;
@@ -74,7 +67,7 @@ ChildExit Exited(int code) {
 TEST(Classify, ReadsTheFilesOfItsOwnProcess) {
   Folder f("own_process");
   f.WriteResult(ResultStatus::kSkipped, "needs CUDA");  // process 1's file
-  std::ofstream(f.dir + "/demo.p2.log") << "process two\n";
+  test_files::Write(f.dir + "/demo.p2.log", "process two\n");
   const results::IndexEntry e = Classify("demo", 2, Exited(0), f.dir, 300);
   EXPECT_EQ(e.process, 2);
   EXPECT_EQ(e.log, "demo.p2.log");
@@ -124,7 +117,7 @@ TEST(Classify, NoOrAMalformedResultFileIsAFailureThatSaysSo) {
   EXPECT_EQ(e.outcome, RunOutcome::kFailed);
   EXPECT_EQ(e.reason, "exit 1, no result file: line two | the last line");
   EXPECT_FALSE(e.result.has_value());
-  std::ofstream(f.dir + "/demo.p1.json") << "{\"trickbench\": 3}";
+  test_files::Write(f.dir + "/demo.p1.json", "{\"trickbench\": 3}");
   e = Classify("demo", 1, Exited(0), f.dir, 300);
   EXPECT_EQ(e.outcome, RunOutcome::kFailed);
   EXPECT_NE(e.reason.find("exit 0, result file rejected (" + f.dir + "/demo.p1.json: "),

@@ -5,15 +5,14 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 
 #include "common/atomic_file.h"
+#include "common/test_files.h"
 #include "harness/testing/subprocess.h"
 #include "stats/schedule.h"
 
@@ -26,16 +25,10 @@ std::map<std::string, std::string> g_tricks;  // id -> binary path
 std::string g_gpu_selftest;
 
 using trickbench::subprocess::Proc;
+using trickbench::test_files::FileNames;
+using trickbench::test_files::ScratchDir;
 
 Proc Exec(const std::string& cmd) { return trickbench::subprocess::RunCommand(cmd); }
-
-std::string Tmp(const std::string& name) {
-  const char* d = std::getenv("TEST_TMPDIR");
-  const std::string dir = std::string(d ? d : "/tmp") + "/" + name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
 
 json Load(const std::string& path) {
   std::string error;
@@ -44,21 +37,13 @@ json Load(const std::string& path) {
   return json::parse(text);
 }
 
-// Nothing but the expected files: no temporary or partial file left in `dir`.
-std::vector<std::string> Files(const std::string& dir) {
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 struct BadFlag {
   std::string flags;
   std::string message;  // must appear in the output
 };
 
 TEST(TrickBinary, RejectsBadCommandLinesWithExit2AndNoFile) {
-  const std::string dir = Tmp("bad_flags");
+  const std::string dir = ScratchDir("bad_flags");
   const std::string out = dir + "/noop.json";
   const std::vector<BadFlag> cases = {
       {"--threads=abc", "bad value for --threads: 'abc'"},
@@ -81,7 +66,7 @@ TEST(TrickBinary, RejectsBadCommandLinesWithExit2AndNoFile) {
     EXPECT_EQ(p.exit_code, 2) << c.flags << ": " << p.output;
     EXPECT_NE(p.output.find(c.message), std::string::npos) << c.flags << ": " << p.output;
   }
-  EXPECT_TRUE(Files(dir).empty());
+  EXPECT_TRUE(FileNames(dir).empty());
 }
 
 TEST(TrickBinary, UnwritableOutputPathIsRejectedBeforeMeasuring) {
@@ -90,14 +75,14 @@ TEST(TrickBinary, UnwritableOutputPathIsRejectedBeforeMeasuring) {
   EXPECT_NE(p.output.find("bad --out: cannot write into /nonexistent-dir/x"), std::string::npos)
       << p.output;
   EXPECT_EQ(p.output.find("checking"), std::string::npos) << "measured before rejecting";
-  const std::string dir = Tmp("out_is_dir");
+  const std::string dir = ScratchDir("out_is_dir");
   const Proc q = Exec(g_tricks["noop"] + " --out=" + dir);
   EXPECT_EQ(q.exit_code, 2) << q.output;
   EXPECT_NE(q.output.find("is a directory"), std::string::npos) << q.output;
 }
 
 TEST(TrickBinary, CudaRequestedWithoutCudaIsAClearError) {
-  const Proc p = Exec(g_tricks["noop"] + " --device=cuda --out=" + Tmp("cuda") + "/n.json");
+  const Proc p = Exec(g_tricks["noop"] + " --device=cuda --out=" + ScratchDir("cuda") + "/n.json");
   // On a GPU host this binary runs; here it must refuse with the reason.
   if (p.output.find("no CUDA device") == std::string::npos) GTEST_SKIP() << "CUDA present";
   EXPECT_EQ(p.exit_code, 2) << p.output;
@@ -120,7 +105,7 @@ TEST(TrickBinary, HelpListsTheTimingBackendsFlags) {
 }
 
 TEST(TrickBinary, CheckOnlyWritesACheckedResultWithoutTimings) {
-  const std::string dir = Tmp("check_only");
+  const std::string dir = ScratchDir("check_only");
   const Proc p = Exec(g_tricks["noop"] + " --out=" + dir + "/noop.json --check_only");
   ASSERT_EQ(p.exit_code, 0) << p.output;
   EXPECT_EQ(p.output.find("x speed (median"), std::string::npos) << "timed with --check_only";
@@ -135,7 +120,7 @@ TEST(TrickBinary, CheckOnlyWritesACheckedResultWithoutTimings) {
 }
 
 TEST(TrickBinary, ProfileWritesOneTracePerVariantAndListsThem) {
-  const std::string dir = Tmp("profile");
+  const std::string dir = ScratchDir("profile");
   const Proc p = Exec(g_tricks["noop"] + " --out=" + dir + "/noop.json --check_only --profile");
   ASSERT_EQ(p.exit_code, 0) << p.output;
   const json j = Load(dir + "/noop.json");
@@ -153,14 +138,14 @@ TEST(TrickBinary, ProfileWritesOneTracePerVariantAndListsThem) {
 }
 
 TEST(GpuSelftest, WithoutCudaSupportOrADeviceSaysWhyAndExits2) {
-  const std::string dir = Tmp("selftest");
+  const std::string dir = ScratchDir("selftest");
   const Proc p = Exec(g_gpu_selftest + " --out=" + dir + "/selftest.json");
   if (p.exit_code == 0) GTEST_SKIP() << "a CUDA device is here: " << p.output;
   EXPECT_EQ(p.exit_code, 2) << p.output;
   const bool no_build = p.output.find("this build has no CUDA support") != std::string::npos;
   const bool no_device = p.output.find("no CUDA device visible") != std::string::npos;
   EXPECT_TRUE(no_build || no_device) << p.output;
-  EXPECT_TRUE(Files(dir).empty()) << "wrote figures without measuring";
+  EXPECT_TRUE(FileNames(dir).empty()) << "wrote figures without measuring";
   const Proc bad = Exec(g_gpu_selftest + " --frobnicate");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.output.find("gpu_selftest: unknown flag --frobnicate"), std::string::npos)
@@ -173,11 +158,11 @@ TEST(GpuSelftest, WithoutCudaSupportOrADeviceSaysWhyAndExits2) {
 // Without --out the result goes under the runs root (common/output_dir.h), never beside the
 // sources: $TRICKBENCH_RUNS_DIR here, <workspace>/runs under `bazel run`.
 TEST(TrickBinary, DefaultResultFileGoesUnderTheRunsRoot) {
-  const std::string dir = Tmp("runs_root");
+  const std::string dir = ScratchDir("runs_root");
   const Proc p = Exec("TRICKBENCH_RUNS_DIR=" + dir + "/runs " + g_tricks["noop"] +
                       " --min_time=0.001 --repetitions=2");
   ASSERT_EQ(p.exit_code, 0) << p.output;
-  EXPECT_EQ(Files(dir + "/runs"), (std::vector<std::string>{"noop.gbench.json", "noop.json"}));
+  EXPECT_EQ(FileNames(dir + "/runs"), (std::vector<std::string>{"noop.gbench.json", "noop.json"}));
   EXPECT_EQ(Load(dir + "/runs/noop.json")["trickbench"]["status"], "ok");
 }
 
@@ -189,7 +174,7 @@ TEST(TrickBinary, GoogleBenchmarksComparePyReadsTwoExports) {
   constexpr char kComparePy[] = "/usr/share/benchmark/compare.py";
   ASSERT_TRUE(std::filesystem::exists(kComparePy))
       << kComparePy << " is missing: install libbenchmark-tools (tools/install_deps.sh)";
-  const std::string dir = Tmp("compare_py");
+  const std::string dir = ScratchDir("compare_py");
   for (const char* name : {"a", "b"}) {
     const Proc p =
         Exec(g_tricks["noop"] + " --out=" + dir + "/" + name + ".json --min_time=0.001 --rounds=9");
@@ -208,11 +193,11 @@ TEST(TrickBinary, GoogleBenchmarksComparePyReadsTwoExports) {
 // The record and its export, nothing else; the samples are written once, as the rounds,
 // and the export's entries are those rounds, sample for sample.
 TEST(TrickBinary, NoopRunWritesTheRecordAndItsExportAndNothingElse) {
-  const std::string dir = Tmp("noop");
+  const std::string dir = ScratchDir("noop");
   const Proc p =
       Exec(g_tricks["noop"] + " --out=" + dir + "/noop.json --min_time=0.001 --repetitions=3");
   ASSERT_EQ(p.exit_code, 0) << p.output;
-  EXPECT_EQ(Files(dir), (std::vector<std::string>{"noop.gbench.json", "noop.json"}));
+  EXPECT_EQ(FileNames(dir), (std::vector<std::string>{"noop.gbench.json", "noop.json"}));
   const json j = Load(dir + "/noop.json");
   EXPECT_EQ(j["trickbench"]["status"], "ok");
   EXPECT_FALSE(j.contains("benchmarks"));
@@ -271,7 +256,7 @@ double MedianRatio(const json& c) {
 }
 
 TEST(TrickBinary, RoundsAreRecordedAndReproducibleFromTheSeed) {
-  const std::string dir = Tmp("rounds");
+  const std::string dir = ScratchDir("rounds");
   const std::string cmd = g_tricks["busy"] + " --min_time=0.002 --rounds=6 --seed=5";
   const Proc a = Exec(cmd + " --out=" + dir + "/a.json");
   ASSERT_EQ(a.exit_code, 0) << a.output;
@@ -307,7 +292,7 @@ TEST(TrickBinary, RoundsAreRecordedAndReproducibleFromTheSeed) {
 }
 
 TEST(TrickBinary, ALaterProcessTimesTheIterationsOfProcess1) {
-  const std::string dir = Tmp("iterations_from");
+  const std::string dir = ScratchDir("iterations_from");
   const std::string cmd = g_tricks["busy"] + " --rounds=2";
   ASSERT_EQ(Exec(cmd + " --min_time=0.002 --out=" + dir + "/p1.json --process=1").exit_code, 0);
   // A min_time 50 times longer would calibrate other counts; the file's are used.
@@ -333,7 +318,7 @@ TEST(TrickBinary, ALaterProcessTimesTheIterationsOfProcess1) {
   ASSERT_EQ(
       Exec(g_tricks["noop"] + " --min_time=0.001 --rounds=1 --out=" + dir + "/noop.json").exit_code,
       0);
-  std::ofstream(dir + "/broken.json") << "{";
+  trickbench::test_files::Write(dir + "/broken.json", "{");
   const std::map<std::string, std::string> bad = {
       {dir + "/none.json", "none.json"},
       {dir + "/broken.json", "broken.json"},
@@ -348,7 +333,7 @@ TEST(TrickBinary, ALaterProcessTimesTheIterationsOfProcess1) {
 }
 
 TEST(TrickBinary, APlantedSlowdownShowsAsItsFactor) {
-  const std::string dir = Tmp("plant");
+  const std::string dir = ScratchDir("plant");
   // 50 ms samples: a busy-wait preempted past its end overshoots by a time slice (a few
   // ms), which at 5 ms samples moved the median ratio 20 % when the suite ran 4 tests at
   // once on 2 cores.
@@ -373,12 +358,12 @@ TEST(TrickBinary, APlantedSlowdownShowsAsItsFactor) {
     EXPECT_EQ(p.exit_code, 2) << bad << ": " << p.output;
     EXPECT_NE(p.output.find("--plant_slowdown"), std::string::npos) << p.output;
   }
-  EXPECT_EQ(Files(dir), (std::vector<std::string>{"none.gbench.json", "none.json",
-                                                  "planted.gbench.json", "planted.json"}));
+  EXPECT_EQ(FileNames(dir), (std::vector<std::string>{"none.gbench.json", "none.json",
+                                                      "planted.gbench.json", "planted.json"}));
 }
 
 TEST(TrickBinary, WrongAnswerIsInvalidUntimedExit3) {
-  const std::string dir = Tmp("wrong");
+  const std::string dir = ScratchDir("wrong");
   const Proc p = Exec(g_tricks["wrong_answer"] + " --out=" + dir + "/w.json --min_time=0.001");
   EXPECT_EQ(p.exit_code, 3) << p.output;
   const json j = Load(dir + "/w.json");
@@ -391,7 +376,7 @@ TEST(TrickBinary, WrongAnswerIsInvalidUntimedExit3) {
 }
 
 TEST(TrickBinary, InactiveTrickIsInvalidWithItsReason) {
-  const std::string dir = Tmp("inactive");
+  const std::string dir = ScratchDir("inactive");
   const Proc p = Exec(g_tricks["inactive"] + " --out=" + dir + "/i.json --min_time=0.001");
   EXPECT_EQ(p.exit_code, 3) << p.output;
   const json j = Load(dir + "/i.json");
@@ -400,7 +385,7 @@ TEST(TrickBinary, InactiveTrickIsInvalidWithItsReason) {
 }
 
 TEST(TrickBinary, NeedsCudaIsSkippedWithReasonHere) {
-  const std::string dir = Tmp("cuda_only");
+  const std::string dir = ScratchDir("cuda_only");
   const Proc p = Exec(g_tricks["cuda_only"] + " --out=" + dir + "/c.json");
   const json j = Load(dir + "/c.json");
   if (j["context"]["cuda_available"] == "true") GTEST_SKIP() << "CUDA present";
@@ -418,9 +403,9 @@ int main(int argc, char** argv) {
   testing::InitGoogleTest(&argc, argv);
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a.rfind("--gpu_selftest=", 0) == 0) g_gpu_selftest = a.substr(15);
-    if (a.rfind("--trick=", 0) == 0) {
-      const std::string path = a.substr(8);
+    trickbench::test_files::ArgValue(a, "--gpu_selftest", &g_gpu_selftest);
+    std::string path;
+    if (trickbench::test_files::ArgValue(a, "--trick", &path)) {
       g_tricks[std::filesystem::path(path).filename().string()] = path;
     }
   }
