@@ -4,21 +4,17 @@
 
 #include <filesystem>
 
+#include "common/test_files.h"
+
 namespace trickbench {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string Dir(const std::string& name) {
-  const char* t = std::getenv("TEST_TMPDIR");
-  const std::string d = std::string(t ? t : "/tmp") + "/" + name;
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+using test_files::ScratchDir;
 
 TEST(WriteFileAtomically, WritesAndReplacesWholeFiles) {
-  const std::string d = Dir("atomic");
+  const std::string d = ScratchDir("atomic");
   std::string error;
   ASSERT_TRUE(WriteFileAtomically(d + "/a.json", "first", &error)) << error;
   ASSERT_TRUE(WriteFileAtomically(d + "/a.json", "second", &error)) << error;
@@ -36,7 +32,7 @@ TEST(WriteFileAtomically, MissingFolderFailsWithAMessageAndLeavesNothing) {
 }
 
 TEST(CheckWritable, AcceptsWritableFolderRejectsOthers) {
-  const std::string d = Dir("writable");
+  const std::string d = ScratchDir("writable");
   std::string error;
   EXPECT_TRUE(CheckWritable(d + "/x.json", &error)) << error;
   EXPECT_TRUE(fs::is_empty(d)) << "the probe file was left behind";

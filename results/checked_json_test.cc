@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
+
+#include "common/test_files.h"
 
 namespace trickbench {
 namespace results {
@@ -104,9 +104,8 @@ TEST(ParseJsonText, SaysWhatIsWrongWithTheText) {
 TEST(ReadJsonFile, NamesAnUnreadableFile) {
   EXPECT_EQ(ErrorOf([] { ReadJsonFile("/nonexistent/x.json"); }),
             "/nonexistent/x.json: cannot read: No such file or directory");
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  const std::string path = std::string(tmp ? tmp : "/tmp") + "/read_json.json";
-  std::ofstream(path) << R"({"k": [true]})";
+  const std::string path = test_files::TmpDir() + "/read_json.json";
+  test_files::Write(path, R"({"k": [true]})");
   EXPECT_EQ(ReadJsonFile(path)["k"][0], true);
   std::remove(path.c_str());
 }

@@ -4,20 +4,15 @@
 
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <functional>
 #include <random>
 
+#include "common/test_files.h"
 #include "results/test_files.h"
 
 namespace trickbench {
 namespace results {
 namespace {
-
-std::string TmpDir() {
-  const char* d = std::getenv("TEST_TMPDIR");
-  return d ? d : "/tmp";
-}
 
 ResultFile Read(const Json& j) {
   return ResultFile::FromJson(ParseJsonText(j.dump(), "r.json"), "r.json");
@@ -101,7 +96,7 @@ TEST(ResultFile, EnvironmentLeavesOutWhatDescribesOneRun) {
 }
 
 TEST(ResultFile, WritesAtomicallyAndReadsBack) {
-  const std::string path = TmpDir() + "/demo.json";
+  const std::string path = test_files::TmpDir() + "/demo.json";
   std::string error;
   ASSERT_TRUE(WriteResultFile(path, testing::FullResult(), &error)) << error;
   EXPECT_EQ(ReadResultFile(path).ToJson(), testing::FullResult().ToJson());

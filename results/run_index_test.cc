@@ -2,21 +2,16 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <map>
 
+#include "common/test_files.h"
 #include "results/test_files.h"
 
 namespace trickbench {
 namespace results {
 namespace {
-
-std::string TmpDir() {
-  const char* d = std::getenv("TEST_TMPDIR");
-  return d ? d : "/tmp";
-}
 
 TEST(RunIndex, RoundTripsEveryField) {
   const RunIndex index = testing::FullIndex();
@@ -98,7 +93,7 @@ TEST(RunIndex, UnknownMachineFiguresAreMinusOne) {
 }
 
 TEST(RunIndex, WritesAtomicallyAndReadsBack) {
-  const std::string path = TmpDir() + "/index.json";
+  const std::string path = test_files::TmpDir() + "/index.json";
   std::string error;
   ASSERT_TRUE(WriteRunIndex(path, testing::FullIndex(), &error)) << error;
   EXPECT_EQ(ReadRunIndex(path).ToJson(), testing::FullIndex().ToJson());

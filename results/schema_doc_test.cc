@@ -4,12 +4,11 @@
 // constants. So neither can change without the other.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <regex>
 #include <set>
-#include <sstream>
 #include <string>
 
+#include "common/test_files.h"
 #include "results/result_file.h"
 #include "results/run_index.h"
 #include "results/test_files.h"
@@ -20,13 +19,7 @@ namespace {
 
 std::string g_schema_path;
 
-std::string Schema() {
-  std::ifstream in(g_schema_path);
-  EXPECT_TRUE(in) << "cannot read " << g_schema_path;
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string Schema() { return test_files::ReadExisting(g_schema_path); }
 
 // The text from the heading that starts with `heading` to the next "## ".
 std::string Section(const std::string& heading) {
@@ -157,7 +150,7 @@ int main(int argc, char** argv) {
   testing::InitGoogleTest(&argc, argv);
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a.rfind("--schema=", 0) == 0) trickbench::results::g_schema_path = a.substr(9);
+    trickbench::test_files::ArgValue(a, "--schema", &trickbench::results::g_schema_path);
   }
   if (trickbench::results::g_schema_path.empty()) {
     std::fprintf(stderr, "usage: %s --schema=reports/SCHEMA.md\n", argv[0]);
