@@ -2,13 +2,11 @@
 // check that HTML is well formed.
 #pragma once
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <set>
 #include <string>
 #include <vector>
+
+#include "common/test_files.h"
 
 namespace trickbench {
 namespace reports {
@@ -17,25 +15,13 @@ namespace testing {
 // Test data lives in the runfiles tree, relative to the test's working directory.
 inline std::string Fixture(const std::string& name) { return "reports/testdata/" + name; }
 
-inline std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
+// The reports tests' names for common/test_files.h's Read, Write and ScratchDir, which
+// hold the one copy of each.
+inline std::string Slurp(const std::string& path) { return test_files::Read(path); }
 inline void Spit(const std::string& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
+  test_files::Write(path, text);
 }
-
-// A fresh, empty folder under TEST_TMPDIR.
-inline std::string ScratchDir(const std::string& name) {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  const auto dir = std::filesystem::path(tmp ? tmp : "/tmp") / name;
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir.string();
-}
+using test_files::ScratchDir;
 
 // "" when the tags of `html` nest and close (void elements excepted): what a strict
 // parser needs. Else the first problem.
