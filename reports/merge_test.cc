@@ -1,7 +1,8 @@
 // The report of a run with paired rounds over several processes: the processes of a
 // trick merged, the speedup and interval from stats::EstimateSpeedup, re-rendering
 // reproducible, "imprecise" with the processes and rounds that would settle it, left-out
-// and invalid processes, interference shown, and older reports refused clearly.
+// and invalid processes, interference shown, and older reports refused clearly. The
+// grading of the claims on such runs is in grading_test.cc.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -27,25 +28,15 @@ namespace reports {
 namespace {
 
 using json = nlohmann::ordered_json;
+using testing::QuietScenario;
 using testing::ScratchDir;
 using testing::SimulatedTrick;
 using testing::Slurp;
 using testing::Spit;
 using testing::WriteSimulatedRun;
 
-stats::Scenario Quiet(int processes, double speedup) {
-  stats::Scenario sc;
-  sc.processes = processes;
-  sc.rounds = 15;
-  sc.true_log_speedup = std::log(speedup);
-  sc.process_effect_sd = 0.005;
-  sc.round_sd = 0.01;
-  sc.tail_probability = 0;
-  return sc;
-}
-
 TEST(Rounds, TwoProcessesMergeIntoOneTrick) {
-  const stats::Experiment e = stats::Simulate(Quiet(2, 1.25), 1);
+  const stats::Experiment e = stats::Simulate(QuietScenario(2, 1.25), 1);
   const Report r = MergeRun(WriteSimulatedRun(ScratchDir("two"), {{"alpha", e}}));
   ASSERT_EQ(r.tricks.size(), 1u);
   const TrickReport& t = r.tricks[0];
@@ -67,160 +58,14 @@ TEST(Rounds, TwoProcessesMergeIntoOneTrick) {
   EXPECT_EQ(x.verdict, Verdict::kHolds) << x.verdict_detail;
 }
 
-// The grading of SCHEMA.md section 5 on one simulated setting: what the claim says
-// against what was measured, and the trick's verdict over every claimed effect.
-struct Graded {
-  Verdict setting, trick;
-  std::vector<Grade> grades;
-  std::string detail;
-  std::vector<std::string> grade_details, measured;  // per grade
-};
-Graded GradeOne(const std::string& name, double speedup, std::vector<results::Expectation> claims,
-                int64_t optimized_peak = 1024, std::map<std::string, double> baseline_counters = {},
-                std::map<std::string, double> optimized_counters = {}) {
-  SimulatedTrick t{"alpha", stats::Simulate(Quiet(4, speedup), 3)};
-  t.expectations = std::move(claims);
-  t.optimized_peak_bytes = optimized_peak;
-  t.baseline_counters = std::move(baseline_counters);
-  t.optimized_counters = std::move(optimized_counters);
-  const Report r = MergeRun(WriteSimulatedRun(ScratchDir(name), {t}));
-  const TrickReport& trick = r.tricks.at(0);
-  Graded g{trick.effects.at(0).verdict, trick.verdict, {}, trick.verdict_detail};
-  for (const ClaimGrade& c : trick.effects.at(0).grades) {
-    g.grades.push_back(c.grade);
-    g.grade_details.push_back(c.detail);
-    g.measured.push_back(c.measured);
-  }
-  return g;
-}
-
-// A counter the trick's own code sets cannot fail: a claim on it is shown as evidence,
-// never graded, so a failed time claim stays failed (it used to read "holds in part").
-TEST(Grading, AnEvidenceCounterIsNeverGraded) {
-  const results::Expectation time{.metric = "time"}, parameters{.metric = "parameters"};
-  const Graded g = GradeOne("evidence", 1.0, {time, parameters}, 1024, {{"parameters", 100}},
-                            {{"parameters", 50}});
-  EXPECT_EQ(g.grades, (std::vector<Grade>{Grade::kNoEffect, Grade::kNotApplicable}));
-  EXPECT_EQ(g.grade_details.at(1),
-            "evidence, not a measurement: parameters is set by the trick's own code, so it is "
-            "shown, not graded");
-  EXPECT_EQ(g.trick, Verdict::kDoesNotHold) << g.detail;
-  // The same counter, declared measured, is graded.
-  const results::Expectation drift{.metric = "drift", .lowers = false, .measured_by = "max |diff|"};
-  const Graded m = GradeOne("measured", 1.0, {drift}, 1024, {{"drift", 0}}, {{"drift", 0.5}});
-  EXPECT_EQ(m.grades, std::vector<Grade>{Grade::kHolds});
-  EXPECT_EQ(m.measured.at(0), "drift 0 -> 0.5 (max |diff|)");
-}
-
-// Where the processes' peaks differ, memory is an interval over them with the band rule,
-// not process 1's point: a 5.3% saving in one process is not "holds" when others saw 1%.
-TEST(Grading, MemoryThatVariesBetweenProcessesIsAnInterval) {
-  SimulatedTrick t{"alpha", stats::Simulate(Quiet(4, 1.0), 3)};
-  t.expectations = {results::Expectation{.metric = "memory"}};
-  t.optimized_peak_by_process = {970, 1014, 1004, 996};  // -5.3%, -1.0%, -2.0%, -2.7%
-  Report r = MergeRun(WriteSimulatedRun(ScratchDir("memory_spread"), {t}));
-  const ClaimGrade& g = r.tricks.at(0).effects.at(0).grades.at(0);
-  EXPECT_NE(g.grade, Grade::kHolds) << g.measured;
-  EXPECT_NE(g.measured.find("the 4 processes' peaks differ: baseline / variant 1.03x ["),
-            std::string::npos)
-      << g.measured;
-  // Every process saving about half: holds, as an interval.
-  t.optimized_peak_by_process = {500, 512, 520, 505};
-  r = MergeRun(WriteSimulatedRun(ScratchDir("memory_spread_holds"), {t}));
-  EXPECT_EQ(r.tricks.at(0).effects.at(0).grades.at(0).grade, Grade::kHolds);
-  // The same peak in every process: the exact figure, as before.
-  t.optimized_peak_by_process = {512, 512, 512, 512};
-  r = MergeRun(WriteSimulatedRun(ScratchDir("memory_same"), {t}));
-  EXPECT_EQ(r.tricks.at(0).effects.at(0).grades.at(0).measured, "1.0 KiB -> 512 B (-50.0%)");
-}
-
-// A host-side memory claim reads the CPU meter on every device; what each claim says.
-TEST(Grading, HostMemoryAndHowClaimsRead) {
-  const results::Expectation host{.metric = "host_memory"};
-  EXPECT_EQ(GradeOne("host", 1.0, {host}, /*optimized_peak=*/512).grades,
-            std::vector<Grade>{Grade::kHolds});
-  EXPECT_EQ(ClaimedText(host), "less peak host memory (beyond ±5%)");
-  EXPECT_EQ(ClaimedText({.metric = "rate", .work = "flop_per_run"}),
-            "lower flop_per_run per second (beyond ±5%)");
-  EXPECT_EQ(ClaimedText({.metric = "time", .device = "none"}),
-            "faster (beyond ±5%) (not covered here)");
-}
-
-// A rate (work per measured second) is the time's interval scaled by the work ratio: a
-// variant with 64x fewer FLOP that is 8x faster achieves 8x fewer FLOP/s.
-TEST(Grading, ARateIsGradedFromTheMeasuredTime) {
-  const results::Expectation rate{.metric = "rate", .work = "flop_per_run"};
-  const std::map<std::string, double> dense{{"flop_per_run", 64e6}}, thin{{"flop_per_run", 1e6}};
-  Graded g = GradeOne("rate_holds", 8.0, {rate}, 1024, dense, thin);
-  EXPECT_EQ(g.grades, std::vector<Grade>{Grade::kHolds});
-  EXPECT_EQ(g.measured.at(0).rfind("flop_per_run per second 8.00x [", 0), 0u) << g.measured.at(0);
-  // 64x faster for 64x fewer FLOP: the same rate, no effect.
-  g = GradeOne("rate_same", 64.0, {rate}, 1024, dense, thin);
-  EXPECT_EQ(g.grades, std::vector<Grade>{Grade::kNoEffect});
-  // A claimed factor the measured rate does not reach.
-  const results::Expectation far{.metric = "rate", .low = 20, .work = "flop_per_run"};
-  g = GradeOne("rate_smaller", 8.0, {far}, 1024, dense, thin);
-  EXPECT_EQ(g.grades, std::vector<Grade>{Grade::kSmallerThanClaimed});
-  // Without the work counter nothing is graded.
-  g = GradeOne("rate_unknown", 8.0, {rate});
-  EXPECT_EQ(g.grades, std::vector<Grade>{Grade::kNotApplicable});
-  EXPECT_EQ(g.grade_details.at(0), "counter flop_per_run not recorded for both variants");
-}
-
-TEST(Grading, ATrickHoldsOnlyWhenEveryClaimedEffectHolds) {
-  const results::Expectation time{.metric = "time"}, memory{.metric = "memory"};
-  Graded g = GradeOne("both_hold", 1.25, {time, memory}, /*optimized_peak=*/512);
-  EXPECT_EQ(g.grades, (std::vector<Grade>{Grade::kHolds, Grade::kHolds}));
-  EXPECT_EQ(g.trick, Verdict::kHolds);
-  EXPECT_EQ(g.detail, "holds for all 2 claimed effects measured here (memory 1 of 1; time 1 of 1)");
-  // Faster but holding as much memory: in part, never "holds".
-  g = GradeOne("time_only", 1.25, {time, memory});
-  EXPECT_EQ(g.grades, (std::vector<Grade>{Grade::kHolds, Grade::kNoEffect}));
-  EXPECT_EQ(g.setting, Verdict::kPartly);
-  EXPECT_EQ(g.trick, Verdict::kPartly);
-  EXPECT_EQ(g.detail,
-            "holds for 1 of 2 claimed effects measured here (memory 0 of 1; time 1 of 1)");
-}
-
-TEST(Grading, AFigureIsGradedNotJustTheDirection) {
-  const results::Expectation claimed{.metric = "time", .low = 1.3, .high = 4};
-  Graded g = GradeOne("below_range", 1.12, {claimed});
-  EXPECT_EQ(g.grades, std::vector<Grade>{Grade::kSmallerThanClaimed});
-  EXPECT_EQ(g.trick, Verdict::kDoesNotHold);
-  EXPECT_EQ(g.detail, "does not hold for the one claimed effect measured here");
-  g = GradeOne("in_range", 1.6, {claimed});
-  EXPECT_EQ(g.grades, std::vector<Grade>{Grade::kHolds});
-  g = GradeOne("opposite", 0.8, {claimed});
-  EXPECT_EQ(g.grades, std::vector<Grade>{Grade::kOpposite});
-  g = GradeOne("no_effect", 1.0, {claimed});
-  EXPECT_EQ(g.grades, std::vector<Grade>{Grade::kNoEffect});
-}
-
-TEST(Grading, ACostHoldsWithinItsBoundAndAClaimForAnotherDeviceIsNotApplicable) {
-  const results::Expectation cost{.metric = "time", .lowers = false, .high = 1.5};
-  EXPECT_EQ(GradeOne("cost_ok", 1 / 1.2, {cost}).grades, std::vector<Grade>{Grade::kHolds});
-  EXPECT_EQ(GradeOne("cost_high", 1 / 2.0, {cost}).grades,
-            std::vector<Grade>{Grade::kLargerThanClaimed});
-  const results::Expectation cuda{.metric = "time", .device = "cuda", .note = "tensor cores"};
-  const Graded g = GradeOne("cuda", 1.25, {cuda});
-  EXPECT_EQ(g.grades, std::vector<Grade>{Grade::kNotApplicable});
-  EXPECT_EQ(g.trick, Verdict::kNotApplicable);
-  EXPECT_EQ(g.detail, "no setting measured here is one the claim applies to");
-  // A claim the experiment does not test on any device (claim::Effect::NotCovered).
-  const results::Expectation none{.metric = "time", .device = "none", .note = "one GPU each"};
-  const Graded n = GradeOne("none", 1.25, {none});
-  EXPECT_EQ(n.grades, std::vector<Grade>{Grade::kNotApplicable});
-  EXPECT_EQ(n.grade_details.at(0), "not covered by this experiment on any device: one GPU each");
-}
-
 TEST(Rounds, ATricksOwnEnvironmentIsItsNoteAndADifferenceBetweenItsProcessesAWarning) {
   // The second trick sets its own determinism flags (as deterministic_algorithms does):
   // every one of its processes differs from the run alike, so it says so in its own
   // notes; its third process has another LibTorch, which the run warns about.
   const std::string dir =
-      WriteSimulatedRun(ScratchDir("env"), {{"alpha", stats::Simulate(Quiet(3, 1.25), 1)},
-                                            {"beta", stats::Simulate(Quiet(3, 1.25), 2)},
-                                            {"gamma", stats::Simulate(Quiet(3, 1.25), 3)}});
+      WriteSimulatedRun(ScratchDir("env"), {{"alpha", stats::Simulate(QuietScenario(3, 1.25), 1)},
+                                            {"beta", stats::Simulate(QuietScenario(3, 1.25), 2)},
+                                            {"gamma", stats::Simulate(QuietScenario(3, 1.25), 3)}});
   for (const std::string trick : {"alpha", "beta", "gamma"}) {
     for (int k = 1; k <= 3; ++k) {
       const std::string path = dir + "/" + trick + ".p" + std::to_string(k) + ".json";
@@ -248,9 +93,9 @@ TEST(Rounds, ATricksOwnEnvironmentIsItsNoteAndADifferenceBetweenItsProcessesAWar
 // A trick that records less (skipped before measuring: no num_cpus, no BLAS) is missing
 // those keys, not different: no warning, whichever trick comes first.
 TEST(Rounds, AKeyAFileDoesNotRecordIsNoDifference) {
-  const std::string dir =
-      WriteSimulatedRun(ScratchDir("env_missing"), {{"alpha", stats::Simulate(Quiet(2, 1.25), 1)},
-                                                    {"beta", stats::Simulate(Quiet(2, 1.25), 2)}});
+  const std::string dir = WriteSimulatedRun(ScratchDir("env_missing"),
+                                            {{"alpha", stats::Simulate(QuietScenario(2, 1.25), 1)},
+                                             {"beta", stats::Simulate(QuietScenario(2, 1.25), 2)}});
   for (const std::string trick : {"alpha", "beta"}) {
     for (int k = 1; k <= 2; ++k) {
       const std::string path = dir + "/" + trick + ".p" + std::to_string(k) + ".json";
@@ -270,10 +115,10 @@ TEST(Rounds, AKeyAFileDoesNotRecordIsNoDifference) {
 }
 
 TEST(Rounds, SeveralProcessesBootstrapAndRerenderIdentically) {
-  stats::Scenario sc = Quiet(10, 1.1);
+  stats::Scenario sc = QuietScenario(10, 1.1);
   const std::string dir = WriteSimulatedRun(
       ScratchDir("ten"),
-      {{"alpha", stats::Simulate(sc, 2)}, {"beta", stats::Simulate(Quiet(3, 1.0), 3)}});
+      {{"alpha", stats::Simulate(sc, 2)}, {"beta", stats::Simulate(QuietScenario(3, 1.0), 3)}});
   const Report r = MergeRun(dir);
   EXPECT_EQ(r.processes, 10);
   EXPECT_EQ(r.tricks[0].processes, 10);
@@ -292,7 +137,7 @@ TEST(Rounds, SeveralProcessesBootstrapAndRerenderIdentically) {
 // An interval as wide as this one, straddling the +-5 % band: neither direction nor
 // materiality is known (one wholly beyond the band would still decide: report_test).
 TEST(Rounds, ImpreciseIsInconclusiveWithProcessesAndRoundsToSettleIt) {
-  stats::Scenario sc = Quiet(3, 1.0);
+  stats::Scenario sc = QuietScenario(3, 1.0);
   sc.process_effect_sd = 0.15;  // processes disagree: only more processes help
   const Report r =
       MergeRun(WriteSimulatedRun(ScratchDir("imprecise"), {{"alpha", stats::Simulate(sc, 4)}}));
@@ -328,8 +173,8 @@ TEST(Rounds, ImpreciseIsInconclusiveWithProcessesAndRoundsToSettleIt) {
 // How much of the run measured: the index's phases summed, each a share of the trick
 // processes' wall time, the rest start and exit; kept through report.json.
 TEST(Rounds, TheReportSaysWhereTheRunsTimeWent) {
-  const std::string dir =
-      WriteSimulatedRun(ScratchDir("phases"), {{"alpha", stats::Simulate(Quiet(2, 1.25), 5)}});
+  const std::string dir = WriteSimulatedRun(
+      ScratchDir("phases"), {{"alpha", stats::Simulate(QuietScenario(2, 1.25), 5)}});
   EXPECT_EQ(doc::PrintMarkdown(ReportDocument(MergeRun(dir))).find("Time:"), std::string::npos)
       << "an index without phases says nothing of them";
   json index = json::parse(Slurp(dir + "/index.json"));  // two processes of 30 s each
@@ -359,8 +204,8 @@ TEST(Rounds, TheReportSaysWhereTheRunsTimeWent) {
 // A budgeted run: the index's budget, said in one sentence and in the method line, and
 // kept through report.json; a run without one says neither.
 TEST(Rounds, TheReportSaysHowABudgetWasSpent) {
-  const std::string dir =
-      WriteSimulatedRun(ScratchDir("budget"), {{"alpha", stats::Simulate(Quiet(2, 1.25), 5)}});
+  const std::string dir = WriteSimulatedRun(
+      ScratchDir("budget"), {{"alpha", stats::Simulate(QuietScenario(2, 1.25), 5)}});
   std::string md = doc::PrintMarkdown(ReportDocument(MergeRun(dir)));
   EXPECT_EQ(md.find("Budget:"), std::string::npos);
   EXPECT_NE(md.find("geometric mean over 2 process(es)"), std::string::npos) << md;
@@ -407,14 +252,14 @@ TEST(Rounds, TheReportSaysHowABudgetWasSpent) {
 
 TEST(Rounds, OneProcessSaysItsIntervalLeavesOutProcesses) {
   const Report r = MergeRun(
-      WriteSimulatedRun(ScratchDir("one"), {{"alpha", stats::Simulate(Quiet(1, 1.3), 5)}}));
+      WriteSimulatedRun(ScratchDir("one"), {{"alpha", stats::Simulate(QuietScenario(1, 1.3), 5)}}));
   EXPECT_EQ(r.tricks[0].effects[0].time.method, "rounds");
   EXPECT_NE(r.tricks[0].effects[0].verdict_detail.find("one process"), std::string::npos);
 }
 
 TEST(Rounds, FailedProcessIsLeftOutAndNotedInvalidOneDecides) {
-  const std::string dir =
-      WriteSimulatedRun(ScratchDir("left_out"), {{"alpha", stats::Simulate(Quiet(3, 1.2), 6)}});
+  const std::string dir = WriteSimulatedRun(ScratchDir("left_out"),
+                                            {{"alpha", stats::Simulate(QuietScenario(3, 1.2), 6)}});
   json index = json::parse(Slurp(dir + "/index.json"));
   index["tricks"][1]["outcome"] = "timeout";
   index["tricks"][1]["reason"] = "over 300 s";
@@ -435,8 +280,8 @@ TEST(Rounds, FailedProcessIsLeftOutAndNotedInvalidOneDecides) {
 }
 
 TEST(Rounds, FaultsAndPreemptionsAreShownWhereLarge) {
-  SimulatedTrick heavy{"alpha", stats::Simulate(Quiet(2, 1.2), 7), 3.5, 4};
-  SimulatedTrick light{"beta", stats::Simulate(Quiet(2, 1.2), 8), 0.01, 0};
+  SimulatedTrick heavy{"alpha", stats::Simulate(QuietScenario(2, 1.2), 7), 3.5, 4};
+  SimulatedTrick light{"beta", stats::Simulate(QuietScenario(2, 1.2), 8), 0.01, 0};
   const Report r = MergeRun(WriteSimulatedRun(ScratchDir("faults"), {heavy, light}));
   EXPECT_NEAR(r.tricks[0].variants[1].faults_per_iteration, 3.5, 1e-9);
   EXPECT_NEAR(r.tricks[0].variants[1].switches_per_sample, 4, 1e-9);
@@ -448,8 +293,8 @@ TEST(Rounds, FaultsAndPreemptionsAreShownWhereLarge) {
 // On a CUDA device a variant whose host time issuing an iteration is near its device
 // time is flagged host-bound; on the CPU host time is the time, never flagged.
 TEST(Rounds, HostBoundCudaVariantsAreFlagged) {
-  Report r = MergeRun(
-      WriteSimulatedRun(ScratchDir("host_bound"), {{"alpha", stats::Simulate(Quiet(2, 1.2), 12)}}));
+  Report r = MergeRun(WriteSimulatedRun(ScratchDir("host_bound"),
+                                        {{"alpha", stats::Simulate(QuietScenario(2, 1.2), 12)}}));
   TrickReport& t = r.tricks[0];
   t.device = "cuda:0";
   t.variants[0].host_ns_per_iteration = 0.1 * t.variants[0].summary.median;
@@ -463,8 +308,8 @@ TEST(Rounds, HostBoundCudaVariantsAreFlagged) {
 }
 
 TEST(Rounds, OlderReportIsRefusedWithWhatToDo) {
-  const std::string dir =
-      WriteSimulatedRun(ScratchDir("old_report"), {{"alpha", stats::Simulate(Quiet(2, 1.2), 9)}});
+  const std::string dir = WriteSimulatedRun(ScratchDir("old_report"),
+                                            {{"alpha", stats::Simulate(QuietScenario(2, 1.2), 9)}});
   std::ostringstream out, err;
   ASSERT_EQ(ReportMain({dir}, out, err), 0) << err.str();
   json j = json::parse(Slurp(dir + "/report.json"));
@@ -479,8 +324,8 @@ TEST(Rounds, OlderReportIsRefusedWithWhatToDo) {
 }
 
 TEST(Rounds, BadRoundFieldsInAReportNameTheField) {
-  const std::string dir =
-      WriteSimulatedRun(ScratchDir("bad_fields"), {{"alpha", stats::Simulate(Quiet(2, 1.2), 11)}});
+  const std::string dir = WriteSimulatedRun(
+      ScratchDir("bad_fields"), {{"alpha", stats::Simulate(QuietScenario(2, 1.2), 11)}});
   const json good = ReportToJson(MergeRun(dir));
   const auto error = [&](const std::function<void(json&)>& change) {
     json j = good;
@@ -513,7 +358,7 @@ TEST(Rounds, BadRoundFieldsInAReportNameTheField) {
 // Each process's median probe time is kept beside its log ratios (what compare reads
 // both runs at one machine speed with), survives report.json, and a bad one is named.
 TEST(Rounds, TheSpeedProbeIsKeptPerProcess) {
-  SimulatedTrick t{"alpha", stats::Simulate(Quiet(3, 1.2), 12)};
+  SimulatedTrick t{"alpha", stats::Simulate(QuietScenario(3, 1.2), 12)};
   t.probe_ns_by_process = {90e3, 110e3};  // the third process's file predates the probe
   const Report r = MergeRun(WriteSimulatedRun(ScratchDir("probe"), {t}));
   const Variant& optimized = r.tricks.at(0).variants.at(1);
@@ -550,7 +395,7 @@ TEST(Rounds, TheSpeedProbeIsKeptPerProcess) {
 // fixture times every variant with 10), kept through report.json; a count below 1 is
 // refused, and a report from before it reads as having none.
 TEST(Rounds, TheIterationCountsAreKeptPerProcess) {
-  const SimulatedTrick t{"alpha", stats::Simulate(Quiet(3, 1.2), 12)};
+  const SimulatedTrick t{"alpha", stats::Simulate(QuietScenario(3, 1.2), 12)};
   const Report r = MergeRun(WriteSimulatedRun(ScratchDir("counts"), {t}));
   for (const Variant& v : r.tricks.at(0).variants) {
     EXPECT_EQ(v.process_iterations, (std::vector<int64_t>{10, 10, 10})) << v.name;
@@ -579,8 +424,8 @@ TEST(Rounds, TheIterationCountsAreKeptPerProcess) {
 // A run folder holding a schema 1 file (from before paired rounds) is refused, naming
 // the file and saying to rerun; a schema 2 process merges with schema 3 ones.
 TEST(Rounds, Schema1ProcessesAreRefusedSchema2OnesMerge) {
-  const std::string dir =
-      WriteSimulatedRun(ScratchDir("mixed"), {{"alpha", stats::Simulate(Quiet(2, 1.2), 10)}});
+  const std::string dir = WriteSimulatedRun(
+      ScratchDir("mixed"), {{"alpha", stats::Simulate(QuietScenario(2, 1.2), 10)}});
   const Report all3 = MergeRun(dir);
   json p2 = json::parse(Slurp(dir + "/alpha.p2.json"));
   p2["trickbench"]["schema_version"] = 2;

@@ -149,6 +149,19 @@ inline std::string WriteSimulatedRun(const std::string& dir,
   return dir;
 }
 
+// A quiet machine: `processes` processes of 15 rounds, little spread between processes
+// and rounds, no slow tails; merge_test and grading_test simulate their runs on it.
+inline stats::Scenario QuietScenario(int processes, double speedup) {
+  stats::Scenario sc;
+  sc.processes = processes;
+  sc.rounds = 15;
+  sc.true_log_speedup = std::log(speedup);
+  sc.process_effect_sd = 0.005;
+  sc.round_sd = 0.01;
+  sc.tail_probability = 0;
+  return sc;
+}
+
 }  // namespace testing
 }  // namespace reports
 }  // namespace trickbench

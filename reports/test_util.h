@@ -1,7 +1,8 @@
-// Helpers for the reports tests: fixture paths, reading files, a scratch folder, and a
-// check that HTML is well formed.
+// Helpers for the reports tests: fixture paths, reading files, a scratch folder, a copy of
+// the fixture run, and a check that HTML is well formed.
 #pragma once
 
+#include <filesystem>
 #include <set>
 #include <string>
 #include <vector>
@@ -22,6 +23,17 @@ inline void Spit(const std::string& path, const std::string& text) {
   test_files::Write(path, text);
 }
 using test_files::ScratchDir;
+
+// A scratch copy of the fixture run (testdata/run), for a test to change: report_test,
+// load_test and report_cli_test each break it in their own way.
+inline std::string CopyOfRun(const std::string& name) {
+  namespace fs = std::filesystem;
+  const std::string dir = ScratchDir(name);
+  for (const auto& e : fs::directory_iterator(Fixture("run"))) {
+    fs::copy_file(e.path(), fs::path(dir) / e.path().filename());
+  }
+  return dir;
+}
 
 // "" when the tags of `html` nest and close (void elements excepted): what a strict
 // parser needs. Else the first problem.
