@@ -144,14 +144,6 @@ int64_t Calibrate(const Runner& runner, double min_time) {
   return n;
 }
 
-// One untimed round, every variant one sample at its timed count in the first round's
-// order: the first timed round no longer pays for what a variant's own warm-up left
-// cold (the other variants' set-up and warm-up ran since; RunRounds has the figures).
-void WarmUpRound(const std::vector<Runner>& runners, const std::vector<int>& order,
-                 const std::vector<int64_t>& iterations) {
-  for (const int vi : order) runners[vi].Time(iterations[vi]);
-}
-
 // The order seed of a case: differs per case and per process, so that two processes of
 // one run_all do not repeat each other's orders, and is reproducible from the run's seed.
 uint64_t OrderSeed(uint64_t seed, int process, size_t case_index) {
@@ -232,13 +224,7 @@ bool RunRounds(const TimedRunInput& in, TimingBackend& timing, TimedRun* run, st
   if (!in.opts.plant_slowdown.empty() && !ParsePlant(in.opts.plant_slowdown, &plant, error)) {
     return false;
   }
-  // A short warm-up per instance, then one untimed round (WarmUpRound): in runs with a
-  // 50 ms warm-up per instance and no such round, the first timed round of the
-  // processes that did not calibrate was slower than the median of the other rounds by
-  // 1.4 % (median over 833 variant instances; mean 4.4 %; the second round: 0 %), while
-  // process 1, which calibrates (three full samples per variant) after its warm-up, saw
-  // 0.2 %. What warms a variant up is a full sample after the others' set-up, not time.
-  const double warmup = std::min(0.01, in.opts.min_time);
+  const double warmup = std::min(0.05, in.opts.min_time);
   const std::vector<std::string>& cases = def.cases(in.device);
   if (in.iterations && in.iterations->size() != cases.size()) {
     *error = "iterations given for " + std::to_string(in.iterations->size()) + " cases, not " +
@@ -283,7 +269,6 @@ bool RunRounds(const TimedRunInput& in, TimingBackend& timing, TimedRun* run, st
           out.iterations.push_back(Calibrate(runners[vi], in.opts.min_time));
         }
       }
-      WarmUpRound(runners, plan.rounds.front(), out.iterations);
       const Clock::time_point case_start = Clock::now();
       run->setup_seconds += std::chrono::duration<double>(case_start - setup_start).count();
       for (size_t r = 0; r < plan.rounds.size(); ++r) {

@@ -1,9 +1,8 @@
 // The timed part of a run: paired, randomized rounds (randomized multiple interleaved
 // trials). Per case, every variant gets one fresh seeded instance, set up and warmed up
 // untimed, and an iteration count calibrated once so that one sample lasts about
-// --min_time; then one untimed warm-up round and --rounds timed rounds, and in each round
-// every variant runs one sample, back to back, in the order stats::ScheduleRounds draws
-// from a seed that is recorded.
+// --min_time; then --rounds rounds, and in each round every variant runs one sample, back
+// to back, in the order stats::ScheduleRounds draws from a seed that is recorded.
 //
 //   TimedRun run;
 //   std::string error;
@@ -70,9 +69,8 @@ struct TimedRun {
   // With meter_memory: per case, each variant's check record (CheckedByProcess1) with
   // its memory, in the trick's order.
   std::vector<results::CaseChecks> memory;
-  // Wall seconds, every case together: the instances' set-up, warm-up (the warm-up round
-  // included) and calibration, and the timed rounds themselves (the only part that
-  // measures).
+  // Wall seconds, every case together: the instances' set-up, warm-up and calibration,
+  // and the paired rounds themselves (the only part that measures).
   double setup_seconds = 0;
   double rounds_seconds = 0;
 };

@@ -1,13 +1,11 @@
 // The rounds meter a later process's memory while they build their instances: the same
 // figures as a memory-only check pass of fresh instances (harness/checks.h), for which
-// they stand in on the CPU. The timed rounds follow an untimed warm-up round.
+// they stand in on the CPU.
 #include "harness/rounds.h"
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
-#include <vector>
 
 namespace trickbench {
 namespace {
@@ -124,47 +122,6 @@ TEST(RunRounds, GivenIterationsAreTimedAsGiven) {
   const std::vector<std::vector<int64_t>> short_of_a_case = {{3, 5}};
   EXPECT_FALSE(RunRounds({*def, opts, cpu, false, &short_of_a_case}, *timing, &run, &error));
   EXPECT_EQ(error, "iterations given for 1 cases, not 2");
-}
-
-// Every body call and set-up of the instances, in order: a variant's index per call,
-// kSetUpMark per SetUp.
-std::vector<int> g_trace;
-constexpr int kSetUpMark = -1;
-
-class Traced : public Trick {
- public:
-  void SetUp(const Instance&) override { g_trace.push_back(kSetUpMark); }
-  void First() { g_trace.push_back(0); }
-  void Second() { g_trace.push_back(1); }
-  Tensors Result() override { return {torch::zeros({1})}; }
-};
-
-TEST(RunRounds, AnUntimedWarmUpRoundRunsTheFirstRoundsOrderAtTheTimedCounts) {
-  TrickDef def("traced", [] { return std::make_unique<Traced>(); });
-  def.Claim("test").Category("test").Source("test");
-  def.Variant("first", &Traced::First).Variant("second", &Traced::Second);
-  RunOptions opts;
-  opts.rounds = 2;
-  opts.min_time = 0.001;
-  const torch::Device cpu(torch::kCPU);
-  const auto timing = TimingBackends::For(cpu, {});
-  const std::vector<std::vector<int64_t>> given = {{3, 5}};
-  TimedRun run;
-  std::string error;
-  g_trace.clear();
-  ASSERT_TRUE(RunRounds({def, opts, cpu, false, &given}, *timing, &run, &error)) << error;
-  // The last 3 rounds of 8 calls: the warm-up round, then the two timed ones, the
-  // first of which runs the variants in the same order.
-  ASSERT_GE(g_trace.size(), 24u);
-  const auto end = g_trace.end();
-  const std::vector<int> warm_up(end - 24, end - 16), first(end - 16, end - 8);
-  EXPECT_EQ(warm_up, first);
-  EXPECT_EQ(std::count(warm_up.begin(), warm_up.end(), 0), 3);
-  EXPECT_EQ(std::count(warm_up.begin(), warm_up.end(), 1), 5);
-  // Recorded: the two timed rounds only.
-  ASSERT_EQ(run.rounds.size(), 1u);
-  EXPECT_EQ(run.rounds[0].samples.size(), 4u);
-  EXPECT_EQ(run.rounds[0].samples.front().round, 0);
 }
 
 }  // namespace

@@ -99,9 +99,9 @@
 //           Result() compared with the baseline's within the tolerance, Inactive()
 //           asked; any failure makes the whole trick "invalid", untimed.
 //   timing: another fresh seeded instance per (case, variant), SetUp untimed, warm-up,
-//           an iteration count calibrated per variant, an untimed warm-up round, then
-//           paired rounds: each round runs one sample of every variant, in an order
-//           drawn from a recorded seed (harness/rounds.h).
+//           an iteration count calibrated per variant, then paired rounds: each round
+//           runs one sample of every variant, in an order drawn from a recorded seed
+//           (harness/rounds.h).
 //   repro:  two seeded runs of the reproduced variant (the last, unless
 //           .Reproduce() names another) under the deterministic guard must give
 //           bitwise-equal fingerprints of Result().
