@@ -91,14 +91,22 @@ std::vector<Job> PlanJobs(const Options& o, size_t tricks, std::optional<results
   return jobs;
 }
 
-// A run folder named by `flag` (its report.json, say, names its folder) and its index;
-// false with *error, prefixed by the flag, when the index cannot be read.
-bool ReadRunFolder(const std::string& flag, const std::string& dir, fs::path* folder,
-                   results::RunIndex* index, std::string* error) {
-  *folder = dir;
-  if (fs::is_regular_file(*folder)) *folder = folder->parent_path();
+// A finished or unfinished run's folder as a flag names it (its report.json, say, names
+// its folder), with its index and the path every message about it names.
+struct RunFolder {
+  fs::path folder;
+  std::string index_path;  // folder/index.json
+  results::RunIndex index;
+};
+
+// False with *error, prefixed by the flag, when the index cannot be read.
+bool ReadRunFolder(const std::string& flag, const std::string& dir, RunFolder* run,
+                   std::string* error) {
+  run->folder = dir;
+  if (fs::is_regular_file(run->folder)) run->folder = run->folder.parent_path();
+  run->index_path = (run->folder / "index.json").string();
   try {
-    *index = results::ReadRunIndex((*folder / "index.json").string());
+    run->index = results::ReadRunIndex(run->index_path);
   } catch (const std::exception& e) {
     *error = flag + ": " + e.what();
     return false;
@@ -111,10 +119,10 @@ bool ReadRunFolder(const std::string& flag, const std::string& dir, fs::path* fo
 // and time limit into *o. False with *error on a folder that cannot be settled.
 bool SettleSide(Options* o, std::vector<std::string>* ids, std::vector<Side>* sides,
                 std::string* dir, std::string* error) {
-  fs::path folder;
-  results::RunIndex index;
-  if (!ReadRunFolder("--settle", o->settle_dir, &folder, &index, error)) return false;
-  const std::string index_path = (folder / "index.json").string();
+  RunFolder run;
+  if (!ReadRunFolder("--settle", o->settle_dir, &run, error)) return false;
+  const std::string& index_path = run.index_path;
+  results::RunIndex& index = run.index;
   if (index.ab) {
     *error = "--settle: " + index_path +
              " is one build of an A/B session, whose processes are paired old/new: run "
@@ -147,7 +155,7 @@ bool SettleSide(Options* o, std::vector<std::string>* ids, std::vector<Side>* si
   o->timeout = index.timeout_seconds;
   *sides = SidesFor(*o, *ids);
   Side& side = sides->front();
-  *dir = fs::canonical(folder).string();
+  *dir = fs::canonical(run.folder).string();
   side.dir = *dir;
   for (const results::IndexEntry& e : index.tricks) {
     const auto it = std::find(ids->begin(), ids->end(), e.id);
@@ -171,18 +179,15 @@ bool SettleSide(Options* o, std::vector<std::string>* ids, std::vector<Side>* si
 // has no readable index or timed none of the chosen tricks.
 bool PinnedIterations(const Options& o, const std::vector<std::string>& ids,
                       std::map<std::string, std::string>* files, std::string* error) {
-  fs::path folder;
-  results::RunIndex index;
-  if (!ReadRunFolder("--iterations_from", o.iterations_from_dir, &folder, &index, error)) {
-    return false;
-  }
+  RunFolder run;
+  if (!ReadRunFolder("--iterations_from", o.iterations_from_dir, &run, error)) return false;
   for (const std::string& id : ids) {
-    const std::optional<std::string> file = results::TimedProcess1Result(index, id);
-    if (file) (*files)[id] = (fs::canonical(folder) / *file).string();
+    const std::optional<std::string> file = results::TimedProcess1Result(run.index, id);
+    if (file) (*files)[id] = (fs::canonical(run.folder) / *file).string();
   }
   if (files->empty()) {
     *error = "--iterations_from: none of the chosen tricks was timed by a process 1 in " +
-             (folder / "index.json").string();
+             run.index_path;
     return false;
   }
   return true;
