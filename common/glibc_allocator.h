@@ -38,7 +38,8 @@ namespace trickbench {
 // never trimmed below 512 MiB).
 inline constexpr char kReusedPages[] = "reused";
 // Every block over 128 KiB a new mapping, faulted in on first touch (threshold and trim
-// fixed at glibc's initial 128 KiB).
+// fixed at glibc's initial 128 KiB; the heap's free chunks of that size, which glibc
+// would serve such a block from first, are held out of use until "reused" is applied).
 inline constexpr char kFreshPages[] = "fresh";
 // What every trickbench process runs in unless a case names its own.
 inline constexpr char kDefaultAllocatorRegime[] = "reused";

@@ -1,12 +1,11 @@
 // The regimes do what their names say, measured in page faults of a 4 MB temporary, and
 // a regime holds whatever the process frees after it is set (glibc's dynamic threshold
-// is off).
+// is off) or had freed before.
 #include "common/glibc_allocator.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <cstring>
 #include <stdexcept>
 
 #include "common/minor_faults_testing.h"
@@ -16,13 +15,16 @@ namespace {
 
 constexpr size_t kTemporary = 4 << 20;
 
+// Writes one byte of every page through a volatile pointer: a memset of a block that is
+// freed next may be dropped by the compiler, and then only the pages it kept fault.
+void TouchPages(char* p, size_t bytes) {
+  for (size_t i = 0; i < bytes; i += 4096) static_cast<volatile char*>(p)[i] = 1;
+}
+
 void TouchAndFree(size_t bytes) {
   auto* p = static_cast<char*>(std::malloc(bytes));
   ASSERT_NE(p, nullptr);
-  std::memset(p, 1, bytes);
-  // Keeps the compiler from dropping the block.
-  volatile char sink = p[bytes - 1];
-  (void)sink;
+  TouchPages(p, bytes);
   std::free(p);
 }
 
@@ -47,6 +49,26 @@ TEST(GlibcAllocator, ARegimeHoldsAfterTheProcessFreesALargerBlock) {
   TouchAndFree(16 << 20);
   EXPECT_GE(FaultsPerTemporary(), 500);
   ApplyAllocatorRegime(kDefaultAllocatorRegime);
+}
+
+// A case in "reused" leaves a large free chunk in the middle of the heap (a small block
+// after it keeps it off the top); glibc serves a request from its free chunks before it
+// looks at the mmap threshold, so "fresh" must take that chunk out of use, or its
+// temporaries reuse the chunk's pages and fault nothing.
+TEST(GlibcAllocator, FreshHoldsAfterAReusedCaseLeftFreeChunksInTheHeap) {
+  ApplyAllocatorRegime(kReusedPages);
+  auto* large = static_cast<char*>(std::malloc(16 << 20));
+  ASSERT_NE(large, nullptr);
+  TouchPages(large, 16 << 20);
+  void* after = std::malloc(1024);
+  std::free(large);
+  ApplyAllocatorRegime(kFreshPages);
+  // The first temporary after the switch, which glibc carved from the freed chunk.
+  EXPECT_GE(MinorFaultsPerCall([] { TouchAndFree(kTemporary); }, /*settle=*/0, /*calls=*/1), 500);
+  EXPECT_GE(FaultsPerTemporary(), 500);
+  ApplyAllocatorRegime(kDefaultAllocatorRegime);
+  EXPECT_LE(FaultsPerTemporary(), 10);
+  std::free(after);
 }
 
 TEST(GlibcAllocator, TheDefaultIsReusedAndUnknownRegimesAreRefusedByName) {
