@@ -6,7 +6,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
+
+#include "common/atomic_file.h"
 
 namespace trickbench {
 namespace test_files {
@@ -30,22 +31,13 @@ std::string FreshPath(const std::string& name) {
   return path;
 }
 
-std::string Read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string Read(const std::string& path) { return ReadFile(path, nullptr); }
 
 std::string ReadExisting(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    ADD_FAILURE() << "cannot read " << path;
-    return "";
-  }
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  std::string error;
+  std::string text = ReadFile(path, &error);
+  if (!error.empty()) ADD_FAILURE() << error;  // "cannot read PATH: why"
+  return text;
 }
 
 std::vector<std::string> FileNames(const std::string& dir) {
