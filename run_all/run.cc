@@ -181,9 +181,10 @@ bool PinnedIterations(const Options& o, const std::vector<std::string>& ids,
                       std::map<std::string, std::string>* files, std::string* error) {
   RunFolder run;
   if (!ReadRunFolder("--iterations_from", o.iterations_from_dir, &run, error)) return false;
+  const fs::path folder = fs::canonical(run.folder);
   for (const std::string& id : ids) {
     const std::optional<std::string> file = results::TimedProcess1Result(run.index, id);
-    if (file) (*files)[id] = (fs::canonical(run.folder) / *file).string();
+    if (file) (*files)[id] = (folder / *file).string();
   }
   if (files->empty()) {
     *error = "--iterations_from: none of the chosen tricks was timed by a process 1 in " +
