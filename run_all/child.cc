@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <thread>
 
 namespace trickbench {
@@ -17,17 +18,6 @@ using Clock = std::chrono::steady_clock;
 
 double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-// Waits up to `seconds` for pid to exit; true (and *status set) when it did.
-bool ReapWithin(pid_t pid, double seconds, int* status) {
-  const auto start = Clock::now();
-  for (;;) {
-    const pid_t r = waitpid(pid, status, WNOHANG);
-    if (r == pid || (r < 0 && errno != EINTR)) return true;
-    if (SecondsSince(start) >= seconds) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
 }
 
 }  // namespace
@@ -48,6 +38,41 @@ std::string SignalName(int signal) {
       return "SIGSEGV";
   }
   return "signal " + std::to_string(signal);
+}
+
+void SuperviseGroup(pid_t group, std::chrono::steady_clock::time_point start,
+                    double timeout_seconds, const volatile sig_atomic_t* stop, double grace_seconds,
+                    const std::function<bool(double)>& ended, ChildExit* e) {
+  while (!ended(0.02)) {
+    int forward = 0;
+    if (stop && *stop) {
+      e->stopped_by = *stop;
+      forward = *stop;
+    } else if (SecondsSince(start) > timeout_seconds) {
+      e->timed_out = true;
+      forward = SIGTERM;
+    }
+    if (forward) {
+      // Give it a moment to exit cleanly, then take the whole group down.
+      kill(-group, forward);
+      if (!ended(grace_seconds)) {
+        kill(-group, SIGKILL);
+        ended(std::numeric_limits<double>::infinity());
+      }
+      break;
+    }
+  }
+  kill(-group, SIGKILL);  // whatever the child left running in its group
+  e->seconds = SecondsSince(start);
+}
+
+void DecodeStatus(int status, ChildExit* e) {
+  if (WIFEXITED(status)) {
+    e->exited = true;
+    e->exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    e->term_signal = WTERMSIG(status);
+  }
 }
 
 ChildExit RunInGroup(const std::vector<std::string>& argv, int output_fd, double timeout_seconds,
@@ -81,35 +106,19 @@ ChildExit RunInGroup(const std::vector<std::string>& argv, int output_fd, double
   setpgid(pid, pid);
   e.started = true;
   int status = 0;
-  for (;;) {
-    if (waitpid(pid, &status, WNOHANG) == pid) break;
-    int forward = 0;
-    if (stop && *stop) {
-      e.stopped_by = *stop;
-      forward = *stop;
-    } else if (SecondsSince(start) > timeout_seconds) {
-      e.timed_out = true;
-      forward = SIGTERM;
-    }
-    if (forward) {
-      // Give it a moment to exit cleanly, then take the whole group down.
-      kill(-pid, forward);
-      if (!ReapWithin(pid, grace_seconds, &status)) {
-        kill(-pid, SIGKILL);
-        waitpid(pid, &status, 0);
-      }
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  kill(-pid, SIGKILL);  // whatever the child left running in its group
-  e.seconds = SecondsSince(start);
-  if (WIFEXITED(status)) {
-    e.exited = true;
-    e.exit_code = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    e.term_signal = WTERMSIG(status);
-  }
+  SuperviseGroup(
+      pid, start, timeout_seconds, stop, grace_seconds,
+      [&](double seconds) {
+        const auto since = Clock::now();
+        for (;;) {
+          const pid_t r = waitpid(pid, &status, WNOHANG);
+          if (r == pid || (r < 0 && errno != EINTR)) return true;
+          if (SecondsSince(since) >= seconds) return false;
+          std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+      },
+      &e);
+  DecodeStatus(status, &e);
   return e;
 }
 

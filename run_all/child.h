@@ -12,7 +12,10 @@
 #pragma once
 
 #include <signal.h>
+#include <sys/types.h>
 
+#include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,6 +41,18 @@ struct ChildExit {
 // executed exits 127 with the reason on `output_fd`.
 ChildExit RunInGroup(const std::vector<std::string>& argv, int output_fd, double timeout_seconds,
                      const volatile sig_atomic_t* stop, double grace_seconds = 3);
+
+// The supervision both ways of starting a child share (RunInGroup here, a fork server's
+// child in fork_client.h): `ended(seconds)` waits up to that long for the child's end and
+// says whether it came. At the time limit, or on a stop request, the group gets its signal,
+// then SIGKILL after `grace_seconds`; at the end whatever is left in the group gets
+// SIGKILL. Sets e->timed_out, e->stopped_by and e->seconds (from `start`).
+void SuperviseGroup(pid_t group, std::chrono::steady_clock::time_point start,
+                    double timeout_seconds, const volatile sig_atomic_t* stop, double grace_seconds,
+                    const std::function<bool(double)>& ended, ChildExit* e);
+
+// e->exited and e->exit_code, or e->term_signal, from a wait status.
+void DecodeStatus(int status, ChildExit* e);
 
 // "SIGTERM", "SIGINT", ...; "signal N" for one without a name here.
 std::string SignalName(int signal);
