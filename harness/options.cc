@@ -100,6 +100,9 @@ void Declare(Flags& flags, RunOptions* opts, TimingBackends::Switches* absent) {
       .Bool("fingerprint", &opts->fingerprint,
             "print the reproduced variant's fingerprint as JSON and exit")
       .Bool("list", &opts->list, "print the trick's cases and variants and exit")
+      .Bool("serve", &opts->serve,
+            "for run_all --fork, alone: fork a process per request on stdin\n"
+            "(harness/fork_server.h)")
       .Bool("help", &opts->help, "this text")
       .PassThrough("--benchmark_", &RefusedBenchmarkFlags(), {"--benchmark_"},
                    "--out, --rounds or --min_time (the harness runs paired rounds, not Google "

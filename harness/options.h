@@ -49,6 +49,7 @@ struct RunOptions {
   bool fingerprint = false;  // print the reproduced variant's fingerprint as JSON
   bool check_only = false;   // checks and memory only, no timing
   bool profile = false;      // a Chrome trace of one run per variant (harness/profile.h)
+  bool serve = false;        // serve run_all's forks (harness/fork_server.h); alone only
   bool help = false;
   TimingBackends::Switches backend_switches;  // the timing backends' flags (flush_l2)
 };

@@ -17,6 +17,7 @@
 #include "harness/rounds.h"
 #include "harness/checks.h"
 #include "harness/context.h"
+#include "harness/fork_server.h"
 #include "harness/nvtx.h"
 #include "harness/options.h"
 #include "harness/profile.h"
@@ -116,6 +117,11 @@ bool ResolveDevice(const std::string& flag, torch::Device* device, std::string* 
 }
 
 int TrickMain(int argc, char** argv) {
+  // run_all --fork: this process only serves forks (harness/fork_server.h), and each
+  // child runs TrickMain from the top with its request's arguments, as an exec'd process
+  // would. Checked before anything else runs, so that the server forks from the state an
+  // exec'd process's main() starts in.
+  if (argc == 2 && std::string(argv[1]) == "--serve") return ServeForks(0, 1, argv[0], TrickMain);
   // Before anything allocates: what a large temporary costs must not depend on what this
   // process did first (common/glibc_allocator.h).
   ApplyAllocatorRegime(kDefaultAllocatorRegime);
@@ -123,6 +129,10 @@ int TrickMain(int argc, char** argv) {
   std::string error;
   if (!ParseRunOptions(std::vector<std::string>(argv + 1, argv + argc), &opts, &error)) {
     std::cerr << "trickbench: " << error << "\n";
+    return results::kExitUsage;
+  }
+  if (opts.serve) {
+    std::cerr << "trickbench: --serve is for run_all --fork and takes no other flag\n";
     return results::kExitUsage;
   }
   if (opts.help) {
