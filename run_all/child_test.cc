@@ -5,11 +5,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <chrono>
 #include <fstream>
 #include <thread>
 
 #include "common/test_files.h"
+#include "run_all/fork_client.h"
 
 namespace trickbench {
 namespace run_all {
@@ -18,13 +20,31 @@ namespace {
 using test_files::Read;
 using test_files::ScratchDir;
 
+std::string g_fork_server;  // --fork_server: run_all/fork_server_for_tests
+
+// How a test starts its child: RunInGroup's fork and exec, or a fork server's fork
+// (fork_client.h). Every supervision test runs with both: run_all treats them alike.
+enum class Start { kExec, kForkServer };
+
+std::string Name(const testing::TestParamInfo<Start>& info) {
+  return info.param == Start::kExec ? "Exec" : "ForkServer";
+}
+
 // Runs `script` under /bin/sh with its output in dir/log.
 struct Shell {
   std::string dir;
-  explicit Shell(const std::string& name) : dir(ScratchDir(name)) {}
+  Start start;
+  Shell(const std::string& name, Start s)
+      : dir(ScratchDir(name + (s == Start::kExec ? "_exec" : "_fork"))), start(s) {}
   ChildExit Run(const std::string& script, double timeout = 30,
                 const volatile sig_atomic_t* stop = nullptr, double grace = 3) {
-    const int fd = open((dir + "/log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const std::string log = dir + "/log";
+    if (start == Start::kForkServer) {
+      // The server's children run `/bin/sh -c ARG`.
+      ForkServer server(g_fork_server);
+      return server.Run({script}, log, timeout, stop, grace);
+    }
+    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     EXPECT_GE(fd, 0);
     const ChildExit e = RunInGroup({"/bin/sh", "-c", script}, fd, timeout, stop, grace);
     close(fd);
@@ -32,6 +52,8 @@ struct Shell {
   }
   std::string Log() const { return Read(dir + "/log"); }
 };
+
+class Supervised : public testing::TestWithParam<Start> {};
 
 // True once no process has this pid (an orphan's zombie is reaped by init), waiting
 // up to 5 s.
@@ -49,8 +71,8 @@ pid_t ReadPid(const std::string& path) {
   return pid;
 }
 
-TEST(RunInGroup, ExitCodeAndOutputBothStreams) {
-  Shell sh("exit");
+TEST_P(Supervised, ExitCodeAndOutputBothStreams) {
+  Shell sh("exit", GetParam());
   const ChildExit e = sh.Run("echo out; echo err >&2; exit 7");
   EXPECT_TRUE(e.started);
   EXPECT_TRUE(e.exited);
@@ -60,24 +82,24 @@ TEST(RunInGroup, ExitCodeAndOutputBothStreams) {
   EXPECT_EQ(sh.Log(), "out\nerr\n");
 }
 
-TEST(RunInGroup, RunsInItsOwnProcessGroup) {
-  Shell sh("group");
+TEST_P(Supervised, RunsInItsOwnProcessGroup) {
+  Shell sh("group", GetParam());
   // Field 5 of /proc/<pid>/stat is the process group.
   const ChildExit e = sh.Run("set -- $(cat /proc/$$/stat); test \"$5\" = \"$$\"");
   EXPECT_TRUE(e.exited);
   EXPECT_EQ(e.exit_code, 0) << "the child is not the leader of its own group";
 }
 
-TEST(RunInGroup, ASignalOfItsOwnIsReported) {
-  Shell sh("crash");
+TEST_P(Supervised, ASignalOfItsOwnIsReported) {
+  Shell sh("crash", GetParam());
   const ChildExit e = sh.Run("kill -ABRT $$");
   EXPECT_FALSE(e.exited);
   EXPECT_EQ(e.term_signal, SIGABRT);
   EXPECT_EQ(e.exit_code, -1);
 }
 
-TEST(RunInGroup, TimeLimitTakesDownTheWholeGroup) {
-  Shell sh("timeout");
+TEST_P(Supervised, TimeLimitTakesDownTheWholeGroup) {
+  Shell sh("timeout", GetParam());
   const std::string pidfile = sh.dir + "/sleeper";
   const ChildExit e = sh.Run("sleep 600 & echo $! > " + pidfile + "; wait", /*timeout=*/0.5);
   EXPECT_TRUE(e.timed_out);
@@ -89,8 +111,8 @@ TEST(RunInGroup, TimeLimitTakesDownTheWholeGroup) {
   EXPECT_TRUE(Gone(sleeper)) << "the child's own child " << sleeper << " was left running";
 }
 
-TEST(RunInGroup, AChildThatIgnoresTheSignalIsKilledAfterTheGrace) {
-  Shell sh("stubborn");
+TEST_P(Supervised, AChildThatIgnoresTheSignalIsKilledAfterTheGrace) {
+  Shell sh("stubborn", GetParam());
   const ChildExit e =
       sh.Run("trap '' TERM; while :; do sleep 0.05; done", /*timeout=*/0.3, nullptr, /*grace=*/0.5);
   EXPECT_TRUE(e.timed_out);
@@ -98,8 +120,8 @@ TEST(RunInGroup, AChildThatIgnoresTheSignalIsKilledAfterTheGrace) {
   EXPECT_LT(e.seconds, 10);
 }
 
-TEST(RunInGroup, AStopRequestForwardsItsSignalToTheGroup) {
-  Shell sh("stop");
+TEST_P(Supervised, AStopRequestForwardsItsSignalToTheGroup) {
+  Shell sh("stop", GetParam());
   volatile sig_atomic_t stop = 0;
   std::thread requester([&stop] {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -126,6 +148,46 @@ TEST(RunInGroup, AProgramThatCannotRunExits127WithTheReason) {
   EXPECT_NE(Read(dir + "/log").find("cannot execute " + dir + "/missing"), std::string::npos);
 }
 
+INSTANTIATE_TEST_SUITE_P(BothWays, Supervised, testing::Values(Start::kExec, Start::kForkServer),
+                         Name);
+
+TEST(ForkServer, ThatCannotStartSaysSoOnEveryRun) {
+  const std::string dir = ScratchDir("no_server");
+  ForkServer server(dir + "/missing");
+  for (int i = 0; i < 2; ++i) {
+    const ChildExit e = server.Run({"exit 0"}, dir + "/log", 10, nullptr);
+    EXPECT_FALSE(e.started);
+    EXPECT_EQ(e.start_error, "the fork server exited");
+  }
+}
+
+TEST(ForkServer, ARefusalRunsNothingAndTheServerGoesOn) {
+  const std::string dir = ScratchDir("refusal");
+  ForkServer server(g_fork_server);
+  const ChildExit refused = server.Run({"exit 0"}, dir + "/no/such/folder/log", 10, nullptr);
+  EXPECT_FALSE(refused.started);
+  EXPECT_EQ(refused.start_error.rfind(
+                "the fork server refused: cannot write " + dir + "/no/such/folder/log: ", 0),
+            0u)
+      << refused.start_error;
+  EXPECT_EQ(server.broken(), "");
+  const ChildExit e = server.Run({"echo again; exit 4"}, dir + "/log", 10, nullptr);
+  EXPECT_TRUE(e.started);
+  EXPECT_EQ(e.exit_code, 4);
+  EXPECT_EQ(Read(dir + "/log"), "again\n");
+}
+
+TEST(ForkServer, ChildrenOfOneServerAreSeparateProcesses) {
+  const std::string dir = ScratchDir("siblings");
+  ForkServer server(g_fork_server);
+  const ChildExit a = server.Run({"echo $$"}, dir + "/a", 10, nullptr);
+  const ChildExit b = server.Run({"echo $$"}, dir + "/b", 10, nullptr);
+  EXPECT_EQ(a.exit_code, 0);
+  EXPECT_EQ(b.exit_code, 0);
+  EXPECT_NE(Read(dir + "/a"), "");
+  EXPECT_NE(Read(dir + "/a"), Read(dir + "/b"));
+}
+
 TEST(SignalName, NamesTheOnesRunAllMeets) {
   EXPECT_EQ(SignalName(SIGINT), "SIGINT");
   EXPECT_EQ(SignalName(SIGTERM), "SIGTERM");
@@ -136,3 +198,15 @@ TEST(SignalName, NamesTheOnesRunAllMeets) {
 }  // namespace
 }  // namespace run_all
 }  // namespace trickbench
+
+int main(int argc, char** argv) {
+  testing::InitGoogleTest(&argc, argv);
+  for (int i = 1; i < argc; ++i) {
+    trickbench::test_files::ArgValue(argv[i], "--fork_server", &trickbench::run_all::g_fork_server);
+  }
+  if (trickbench::run_all::g_fork_server.empty()) {
+    std::fprintf(stderr, "child_test: --fork_server=PATH is required\n");
+    return 2;
+  }
+  return RUN_ALL_TESTS();
+}

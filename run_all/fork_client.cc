@@ -1,0 +1,174 @@
+#include "run_all/fork_client.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+namespace trickbench {
+namespace run_all {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool WriteAll(int fd, const std::string& text) {
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// The number after `prefix` in `line`; false when the line is not prefix + a number.
+bool After(const std::string& line, const std::string& prefix, long* value) {
+  if (line.compare(0, prefix.size(), prefix) != 0) return false;
+  char* end = nullptr;
+  errno = 0;
+  *value = std::strtol(line.c_str() + prefix.size(), &end, 10);
+  return errno == 0 && end != line.c_str() + prefix.size() && *end == '\0';
+}
+
+}  // namespace
+
+ForkServer::ForkServer(const std::string& binary) {
+  int to[2], from[2];
+  if (pipe2(to, O_CLOEXEC) != 0) {
+    broken_ = std::string("pipe: ") + std::strerror(errno);
+    return;
+  }
+  if (pipe2(from, O_CLOEXEC) != 0) {
+    broken_ = std::string("pipe: ") + std::strerror(errno);
+    close(to[0]);
+    close(to[1]);
+    return;
+  }
+  std::string program = binary, serve = "--serve";
+  char* argv[] = {program.data(), serve.data(), nullptr};
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    // An orphaned server would wait on its input for ever; it goes when run_all does.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(1);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    dup2(to[0], 0);
+    dup2(from[1], 1);
+    execv(argv[0], argv);
+    dprintf(2, "run_all: cannot execute %s: %s\n", argv[0], std::strerror(errno));
+    _exit(127);
+  }
+  close(to[0]);
+  close(from[1]);
+  if (pid < 0) {
+    broken_ = std::string("fork: ") + std::strerror(errno);
+    close(to[1]);
+    close(from[0]);
+    return;
+  }
+  setpgid(pid, pid);
+  pid_ = pid;
+  to_ = to[1];
+  from_ = from[0];
+}
+
+ForkServer::~ForkServer() {
+  if (to_ >= 0) close(to_);  // end of input: the server exits
+  if (from_ >= 0) close(from_);
+  if (pid_ <= 0) return;
+  int status = 0;
+  for (int i = 0; i < 100; ++i) {  // 2 s
+    if (waitpid(pid_, &status, WNOHANG) != 0) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  kill(pid_, SIGKILL);
+  waitpid(pid_, &status, 0);
+}
+
+bool ForkServer::ReadLine(double seconds, std::string* line) {
+  const auto start = Clock::now();
+  for (;;) {
+    if (const size_t nl = pending_.find('\n'); nl != std::string::npos) {
+      *line = pending_.substr(0, nl);
+      pending_.erase(0, nl + 1);
+      return true;
+    }
+    if (!broken_.empty()) return false;
+    int wait_ms = -1;
+    if (std::isfinite(seconds)) {
+      const double left = seconds - std::chrono::duration<double>(Clock::now() - start).count();
+      if (left <= 0) return false;
+      wait_ms = static_cast<int>(std::ceil(left * 1000));
+    }
+    pollfd p = {from_, POLLIN, 0};
+    const int ready = poll(&p, 1, wait_ms);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0) return false;
+    char buf[512];
+    const ssize_t n = ready > 0 ? read(from_, buf, sizeof buf) : -1;
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      broken_ = "the fork server exited";
+      return false;
+    }
+    pending_.append(buf, static_cast<size_t>(n));
+  }
+}
+
+ChildExit ForkServer::Run(const std::vector<std::string>& args, const std::string& log,
+                          double timeout_seconds, const volatile sig_atomic_t* stop,
+                          double grace_seconds) {
+  ChildExit e;
+  const auto start = Clock::now();
+  const nlohmann::json request = {{"args", args}, {"log", log}};
+  if (broken_.empty() && !WriteAll(to_, request.dump() + "\n")) {
+    broken_ = "cannot write to the fork server";
+  }
+  std::string line;
+  if (!broken_.empty() || !ReadLine(timeout_seconds, &line)) {
+    if (broken_.empty()) broken_ = "the fork server did not answer";
+    e.start_error = broken_;
+    return e;
+  }
+  long pid = 0;
+  if (!After(line, "started ", &pid) || pid <= 0) {
+    e.start_error = line.compare(0, 8, "refused ") == 0
+                        ? "the fork server refused: " + line.substr(8)
+                        : "the fork server said: " + line;
+    return e;
+  }
+  e.started = true;
+  std::string end;
+  SuperviseGroup(
+      static_cast<pid_t>(pid), start, timeout_seconds, stop, grace_seconds,
+      [&](double seconds) { return ReadLine(seconds, &end) || !broken_.empty(); }, &e);
+  long value = 0;
+  if (After(end, "exited ", &value)) {
+    e.exited = true;
+    e.exit_code = static_cast<int>(value);
+  } else if (After(end, "signaled ", &value)) {
+    e.term_signal = static_cast<int>(value);
+  } else {
+    // The server went while its child ran: how the child ended is not known, and the
+    // group was killed above.
+    e.term_signal = SIGKILL;
+  }
+  return e;
+}
+
+}  // namespace run_all
+}  // namespace trickbench
