@@ -21,6 +21,7 @@ Json RunIndex::ToJson() const {
                        {"log", t.log},
                        {"process", t.process}});
     if (t.phase_seconds) entries.back()["phase_seconds"] = results::ToJson(*t.phase_seconds);
+    if (t.forked) entries.back()["forked"] = true;
   }
   Json j = {{"schema_version", kIndexSchemaVersion},
             {"kind", kIndexKind},
@@ -166,6 +167,7 @@ RunIndex RunIndex::FromJson(const Json& j, const std::string& file) {
       e.phase_seconds = PhaseSecondsFromJson(f, f.Member(t, path, "phase_seconds"),
                                              JsonPath(path, "phase_seconds"));
     }
+    if (f.Has(t, path, "forked")) e.forked = f.Bool(t, path, "forked");
     index.tricks.push_back(std::move(e));
   }
   return index;

@@ -29,6 +29,10 @@ TEST(RunIndex, RoundTripsEveryField) {
   EXPECT_EQ(back.tricks.back().id, "trick_0");
   EXPECT_EQ(back.tricks.back().process, 2);
   EXPECT_EQ(back.tricks[0].process, 1);
+  // run_all --fork: written only when true, read back as written.
+  EXPECT_TRUE(back.tricks.back().forked);
+  EXPECT_FALSE(back.tricks[0].forked);
+  EXPECT_FALSE(j["tricks"][0].contains("forked"));
   EXPECT_EQ(back.machine.load_start, 0.5);
   EXPECT_EQ(back.machine.load_end, 1.25);
   EXPECT_EQ(back.machine.steal_seconds, 0.75);
@@ -199,6 +203,8 @@ TEST(RunIndex, RejectsBadInputNamingTheField) {
       {[](Json& j) { j["tricks"][1] = 5; }, "i.json: tricks[1]: expected an object, got a number"},
       {[](Json& j) { j["tricks"][0]["phase_seconds"]["rounds"] = -1; },
        "i.json: tricks[0].phase_seconds.rounds: negative (a duration in seconds)"},
+      {[](Json& j) { j["tricks"][0]["forked"] = "yes"; },
+       "i.json: tricks[0].forked: expected a boolean, got a string"},
       {[](Json& j) { j["tricks"][0]["phase_seconds"] = 3; },
        "i.json: tricks[0].phase_seconds: expected an object, got a number"},
       {[](Json& j) { j["tricks"][2]["outcome"] = "exploded"; },

@@ -137,6 +137,7 @@ RunIndex FullIndex() {
   again.process = 2;
   again.result = "trick_0.p2.json";
   again.log = "trick_0.p2.log";
+  again.forked = true;
   index.tricks.push_back(again);
   return index;
 }

@@ -56,14 +56,20 @@ TEST(RunAll, RunDirectlyFindsTheTrickBinariesBesideIt) {
   EXPECT_EQ(p.output, "crash\nnoop\n");
 }
 
-TEST(RunAll, RecordsEveryOutcomeAndKeepsGoing) {
-  const std::string dir = Tmp("run_all");
-  const std::string pidfile = Tmp("pid") + "/hang.pid";
+// Every outcome both ways a trick process can start: exec'd, and forked by its trick's
+// fork server (--fork), which must classify, time out and clean up alike.
+class EveryOutcome : public testing::TestWithParam<bool> {};
+
+TEST_P(EveryOutcome, RecordsEveryOutcomeAndKeepsGoing) {
+  const bool fork = GetParam();
+  const std::string dir = Tmp(fork ? "run_all_fork" : "run_all");
+  const std::string pidfile = Tmp(fork ? "pid_fork" : "pid") + "/hang.pid";
   std::string cmd = "TRICKBENCH_TEST_PIDFILE=" + pidfile + " " + g_run_all;
   for (const char* id : {"noop", "crash", "hang", "wrong_answer", "cuda_only"}) {
     cmd += " " + g_tricks[id];
   }
   cmd += " --out_dir=" + dir + " --timeout=8 --min_time=0.001 --repetitions=2 --processes=1";
+  if (fork) cmd += " --fork";
   const Proc p = Exec(cmd);
   EXPECT_EQ(p.exit_code, 1) << p.output;  // some tricks failed, the run itself completed
   EXPECT_NE(p.output.find("[1/5] noop"), std::string::npos) << p.output;
@@ -96,7 +102,14 @@ TEST(RunAll, RecordsEveryOutcomeAndKeepsGoing) {
       << "process " << child << " left behind";
   // No temporary files next to the results.
   for (const auto& f : Files(dir)) EXPECT_EQ(f.find(".tmp"), std::string::npos) << f;
+  for (const auto& e : index.tricks) EXPECT_EQ(e.forked, fork) << e.id;
+  EXPECT_EQ(p.output.find("not forked"), std::string::npos) << p.output;
 }
+
+INSTANTIATE_TEST_SUITE_P(ExecAndFork, EveryOutcome, testing::Bool(),
+                         [](const testing::TestParamInfo<bool>& info) {
+                           return info.param ? "Forked" : "Execd";
+                         });
 
 TEST(RunAll, RejectsUnknownTrickAndBadFlagsBeforeWritingAnything) {
   const std::string parent = Tmp("run_all_bad");

@@ -18,6 +18,7 @@
 #include "results/status.h"
 #include "run_all/budget.h"
 #include "run_all/child.h"
+#include "run_all/fork_client.h"
 #include "run_all/outcome.h"
 #include "run_all/run.h"
 #include "run_all/tricks.h"
@@ -45,27 +46,39 @@ std::string Process1Result(const Side& side, const std::string& id) {
 
 // Runs one process of a trick binary, its output into <id>.p<k>.log, and classifies
 // how it ended. A later process times process 1's iteration counts (`iterations_from`).
+// With a `server` (run_all --fork) the process is a fork of it; when the server runs
+// nothing (it refused, or has gone), an exec'd process instead, and *fallback says why.
 results::IndexEntry RunTrick(const std::string& binary, int process, const std::string& dir,
                              const std::string& iterations_from, const Options& o,
-                             const InterruptLatch& latch) {
+                             const InterruptLatch& latch, ForkServer* server,
+                             std::string* fallback) {
   const std::string id = TrickId(binary);
   const std::string stem = dir + "/" + FileStem(id, process);
   const std::string result = stem + ".json";
   std::remove(result.c_str());  // a stale file from an earlier run is not this run's result
   const std::string log = stem + ".log";
-  const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  std::vector<std::string> args = {"--out=" + result, "--process=" + std::to_string(process)};
+  if (!iterations_from.empty()) args.push_back("--iterations_from=" + iterations_from);
+  args.insert(args.end(), o.forward.begin(), o.forward.end());
   ChildExit e;
-  if (fd < 0) {
-    e.start_error = "cannot write " + log;
-  } else {
-    std::vector<std::string> argv = {binary, "--out=" + result,
-                                     "--process=" + std::to_string(process)};
-    if (!iterations_from.empty()) argv.push_back("--iterations_from=" + iterations_from);
-    argv.insert(argv.end(), o.forward.begin(), o.forward.end());
-    e = RunInGroup(argv, fd, o.timeout, latch.flag());
-    close(fd);
+  if (server) {
+    e = server->Run(args, log, o.timeout, latch.flag());
+    if (!e.started) *fallback = e.start_error;
   }
-  return Classify(id, process, e, dir, o.timeout);
+  const bool forked = e.started;
+  if (!forked) {
+    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      e.start_error = "cannot write " + log;
+    } else {
+      args.insert(args.begin(), binary);
+      e = RunInGroup(args, fd, o.timeout, latch.flag());
+      close(fd);
+    }
+  }
+  results::IndexEntry entry = Classify(id, process, e, dir, o.timeout);
+  entry.forked = forked;
+  return entry;
 }
 
 // Involuntary context switches of every reaped child so far (the trick processes).
@@ -190,15 +203,18 @@ int Session::RunJobs(const std::vector<Job>& jobs, const InterruptLatch& latch,
                                                    : nullptr;
     const bool other_counts = iterations_from.empty() && job.process == 1 && other;
     if (other_counts) iterations_from = Process1Result(*other, id);
-    results::IndexEntry entry =
-        RunTrick(side.binaries[job.trick], job.process, side.dir, iterations_from, o_, latch);
+    ForkServer* server = ServerFor(side.binaries[job.trick]);
+    std::string fallback;
+    results::IndexEntry entry = RunTrick(side.binaries[job.trick], job.process, side.dir,
+                                         iterations_from, o_, latch, server, &fallback);
     std::string note;
     if (other_counts && !iterations_from.empty() && entry.exit_code == results::kExitUsage &&
         entry.outcome == RunOutcome::kFailed && !latch.signal()) {
       // Its variants or cases differ from the other build's (the refusal's reason, in
       // the log, is overwritten): it calibrates its own, and compare says the counts differ.
       iterations_from.clear();
-      entry = RunTrick(side.binaries[job.trick], job.process, side.dir, "", o_, latch);
+      entry = RunTrick(side.binaries[job.trick], job.process, side.dir, "", o_, latch, server,
+                       &fallback);
       note = "  (refused the " + RoleName(other->build) +
              " build's iteration counts: its variants or cases differ; calibrated its own)";
     }
@@ -213,6 +229,9 @@ int Session::RunJobs(const std::vector<Job>& jobs, const InterruptLatch& latch,
       out_ << line;
     }
     out_ << (entry.reason.empty() ? "" : "  ") << entry.reason.substr(0, 160) << note << std::endl;
+    if (!fallback.empty()) {
+      out_ << "        " << id << " exec'd, not forked: " << fallback << std::endl;
+    }
     side.index.tricks.push_back(entry);
     if (entry.outcome != RunOutcome::kOk && entry.outcome != RunOutcome::kSkipped) ++side.bad;
     // Another process of a trick that cannot run here (skipped) or gives a wrong
@@ -225,6 +244,7 @@ int Session::RunJobs(const std::vector<Job>& jobs, const InterruptLatch& latch,
     }
     if (entry.exit_code == results::kExitUsage && entry.outcome == RunOutcome::kFailed) {
       side.index.finished = UtcStamp("%FT%TZ");
+      StopServers();
       side.index.machine = machine_.Now();
       WriteIndex(side);
       err_ << "run_all: " << id << " rejected the forwarded flags"
@@ -329,7 +349,15 @@ int Session::Settle(const InterruptLatch& latch) {
   return status;
 }
 
+ForkServer* Session::ServerFor(const std::string& binary) {
+  if (!o_.fork) return nullptr;
+  std::unique_ptr<ForkServer>& server = servers_[binary];
+  if (!server) server = std::make_unique<ForkServer>(binary);
+  return server.get();
+}
+
 int Session::Finish(int signal) {
+  StopServers();
   const results::MachineState machine_end = machine_.Now();
   for (Side& side : sides_) {
     side.index.finished = UtcStamp("%FT%TZ");

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <set>
@@ -23,6 +24,7 @@
 
 #include "results/run_index.h"
 #include "run_all/budget.h"
+#include "run_all/fork_client.h"
 #include "run_all/interrupt.h"
 #include "run_all/options.h"
 #include "run_all/plan.h"
@@ -99,6 +101,11 @@ class Session {
 
  private:
   bool WriteIndex(Side& side);
+  // run_all --fork: the binary's fork server, started on first use; nullptr without --fork.
+  ForkServer* ServerFor(const std::string& binary);
+  // Ends the fork servers. Before the machine record is taken: a forked process's
+  // rusage reaches run_all's RUSAGE_CHILDREN only when its server is reaped.
+  void StopServers() { servers_.clear(); }
   // The extra processes `b` buys, on the run's report so far (none if it cannot be merged).
   BudgetPlan Plan(const results::RunBudget& b);
   // plan.added as jobs, round-robin in waves, trick t's numbered on from last_process[t];
@@ -117,8 +124,9 @@ class Session {
   const MachineProbe machine_;
   const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   size_t planned_ = 0, numbered_ = 0, done_ = 0, not_run_ = 0;
-  bool resumed_ = false;                       // settling a finished run (Settle)
-  std::map<std::string, std::string> pinned_;  // TimeIterationsOf
+  bool resumed_ = false;                                        // settling a finished run (Settle)
+  std::map<std::string, std::string> pinned_;                   // TimeIterationsOf
+  std::map<std::string, std::unique_ptr<ForkServer>> servers_;  // by binary (ServerFor)
 };
 
 }  // namespace run_all
