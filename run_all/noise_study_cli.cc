@@ -73,6 +73,7 @@ struct StudyOptions {
   int processes = 0;  // --processes: a fixed count per trick; 0: run_all's budget
   double budget = 0;  // --budget: run_all's, per session; 0: run_all's default rule
   std::string part = "all", out_dir, reuse, noise;
+  bool fork = false;  // --fork, also in run_all_flags
   bool dry_run = false, help = false;
   std::vector<std::string> run_all_flags;  // given to every session's run_all, verbatim
   std::vector<double> factors;
@@ -108,6 +109,7 @@ void Declare(Flags* f, StudyOptions* o, std::string* rounds, std::string* min_ti
       .String("min_time", min_time, "forwarded to run_all (and the tricks)")
       .String("threads", threads, "forwarded to run_all (and the tricks)")
       .String("timeout", timeout, "run_all's --timeout")
+      .Bool("fork", &o->fork, "run_all's --fork: forked trick processes, not exec'd")
       .Bool("dry_run", &o->dry_run, "print the plan and the estimate, run nothing")
       .Bool("help", &o->help, "this text")
       .Positional(&o->binaries);
@@ -122,7 +124,7 @@ bool Parse(const std::vector<std::string>& args, StudyOptions* o, std::string* e
   for (const std::string& a : flags.Seen()) {
     const std::string name = a.substr(2, a.find('=') - 2);
     if (name == "processes" || name == "budget" || name == "rounds" || name == "min_time" ||
-        name == "threads" || name == "timeout") {
+        name == "threads" || name == "timeout" || name == "fork") {
       o->run_all_flags.push_back(a);
     }
   }
@@ -222,13 +224,18 @@ State SessionState(const StudyOptions& o, const Session& s, const std::string& d
           ? index.budget.has_value() &&
                 (!expected.budget_seconds || index.budget->seconds == *expected.budget_seconds)
           : !index.budget && index.processes == expected.processes;
-  if (index.forwarded_flags != expected.forward || !same_count || (index.complete && ids != want)) {
+  // Forked processes (run_all --fork) make another session than exec'd ones.
+  const bool forked = std::any_of(index.tricks.begin(), index.tricks.end(),
+                                  [](const results::IndexEntry& t) { return t.forked; });
+  const bool same_start = index.tricks.empty() || forked == expected.fork;
+  if (index.forwarded_flags != expected.forward || !same_count || !same_start ||
+      (index.complete && ids != want)) {
     std::string flags;
     for (const auto& f : index.forwarded_flags) flags += " " + f;
     *error = dir + " holds another session (" +
              (index.budget ? "budget " + index.budget->rule
                            : "processes " + std::to_string(index.processes)) +
-             ", flags" + (flags.empty() ? " none" : flags) +
+             ", flags" + (flags.empty() ? " none" : flags) + (forked ? ", forked" : "") +
              ", or other tricks) than this study asks for; give a new --out_dir";
     return State::kIncomplete;
   }

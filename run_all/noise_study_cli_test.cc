@@ -172,6 +172,29 @@ TEST(NoiseStudy, BudgetedSessionsAreResumedOnlyUnderTheSameBudget) {
   }
 }
 
+// --fork reaches every session's run_all, and sessions of forked processes are another
+// study than sessions of exec'd ones: a folder of one is not resumed as the other.
+TEST(NoiseStudy, ForkedSessionsAreForkedAndAnotherStudy) {
+  const std::string dir = FreshPath("forked");
+  const std::string aa =
+      " --tricks=noop --sessions=2 --processes=1 --rounds=3 --min_time=0.001"
+      " --part=aa";
+  Proc p = Exec(g_study + " " + g_noop + aa + " --fork --out_dir=" + dir);
+  ASSERT_EQ(p.exit_code, 0) << p.output;
+  const results::RunIndex index = results::ReadRunIndex(dir + "/aa-1/index.json");
+  ASSERT_FALSE(index.tricks.empty());
+  for (const auto& t : index.tricks) EXPECT_TRUE(t.forked) << t.id;
+  p = Exec(g_study + " " + g_noop + aa + " --fork --reuse=" + dir + " --dry_run");
+  EXPECT_EQ(p.exit_code, 0) << p.output;
+  EXPECT_NE(p.output.find("0 to run, 2 reused"), std::string::npos) << p.output;
+  p = Exec(g_study + " " + g_noop + aa + " --reuse=" + dir + " --dry_run");
+  EXPECT_EQ(p.exit_code, 2) << p.output;
+  EXPECT_NE(p.output.find("aa-1 holds another session (processes 1, flags --rounds=3 "
+                          "--min_time=0.001, forked, or other tricks)"),
+            std::string::npos)
+      << p.output;
+}
+
 TEST(NoiseStudy, PartsRunApart) {
   const std::string dir = FreshPath("parts");
   Proc p = Exec(g_study + " " + g_noop + kTiny + " --part=planted --reuse=" + dir);
