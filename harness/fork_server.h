@@ -16,9 +16,8 @@
 // What a child shares with its siblings that exec'd processes do not: the address-space
 // layout (ASLR is drawn once, for the server) and the physical pages of what the server
 // holds until a child writes them. A run's processes then sample every process-level
-// source of variance but those, which is why forking is run_all's --fork, not its
-// default, until a noise study of forked sessions says it keeps compare's false alarms
-// at alpha (the README has what was measured).
+// source of variance but those; the README says what forking changed in the figures
+// here, and run_all can start its processes either way.
 //
 // Protocol, one line each way per step (run_all/fork_client.h is the other end):
 //   request   {"args":[...],"log":PATH}   the child's arguments (without argv[0]), and

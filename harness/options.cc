@@ -101,8 +101,8 @@ void Declare(Flags& flags, RunOptions* opts, TimingBackends::Switches* absent) {
             "print the reproduced variant's fingerprint as JSON and exit")
       .Bool("list", &opts->list, "print the trick's cases and variants and exit")
       .Bool("serve", &opts->serve,
-            "for run_all --fork, alone: fork a process per request on stdin\n"
-            "(harness/fork_server.h)")
+            "for run_all's fork servers, alone: fork a process per request\n"
+            "on stdin (harness/fork_server.h)")
       .Bool("help", &opts->help, "this text")
       .PassThrough("--benchmark_", &RefusedBenchmarkFlags(), {"--benchmark_"},
                    "--out, --rounds or --min_time (the harness runs paired rounds, not Google "

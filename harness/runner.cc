@@ -117,7 +117,7 @@ bool ResolveDevice(const std::string& flag, torch::Device* device, std::string* 
 }
 
 int TrickMain(int argc, char** argv) {
-  // run_all --fork: this process only serves forks (harness/fork_server.h), and each
+  // run_all's fork server: this process only serves forks (harness/fork_server.h), and each
   // child runs TrickMain from the top with its request's arguments, as an exec'd process
   // would. Checked before anything else runs, so that the server forks from the state an
   // exec'd process's main() starts in.
@@ -132,7 +132,7 @@ int TrickMain(int argc, char** argv) {
     return results::kExitUsage;
   }
   if (opts.serve) {
-    std::cerr << "trickbench: --serve is for run_all --fork and takes no other flag\n";
+    std::cerr << "trickbench: --serve is for run_all's fork servers and takes no other flag\n";
     return results::kExitUsage;
   }
   if (opts.help) {

@@ -56,7 +56,7 @@ struct IndexEntry {
   // Where its time went, from its result file (optional: none when it wrote none, or
   // before it was recorded); `seconds` less their sum is its start and exit.
   std::optional<PhaseSeconds> phase_seconds;
-  // Started as a fork of its trick's fork server (run_all --fork, harness/fork_server.h),
+  // Started as a fork of its trick's fork server (run_all's, harness/fork_server.h),
   // which had loaded LibTorch once for the run, not exec'd (optional; false when absent).
   bool forked = false;
 };

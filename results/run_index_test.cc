@@ -29,7 +29,7 @@ TEST(RunIndex, RoundTripsEveryField) {
   EXPECT_EQ(back.tricks.back().id, "trick_0");
   EXPECT_EQ(back.tricks.back().process, 2);
   EXPECT_EQ(back.tricks[0].process, 1);
-  // run_all --fork: written only when true, read back as written.
+  // A forked process: written only when true, read back as written.
   EXPECT_TRUE(back.tricks.back().forked);
   EXPECT_FALSE(back.tricks[0].forked);
   EXPECT_FALSE(j["tricks"][0].contains("forked"));

@@ -58,6 +58,7 @@ TEST(TrickBinary, RejectsBadCommandLinesWithExit2AndNoFile) {
       {"--out=", "--out is empty"},
       {"--benchmark_repetitions=3", "is set by the harness"},
       {"--list=yes", "--list takes no value"},
+      {"--serve", "--serve is for run_all's fork servers and takes no other flag"},
   };
   for (const auto& c : cases) {
     // Every case but --out's own names a writable --out, so nothing but the flag is wrong.
@@ -67,6 +68,20 @@ TEST(TrickBinary, RejectsBadCommandLinesWithExit2AndNoFile) {
     EXPECT_NE(p.output.find(c.message), std::string::npos) << c.flags << ": " << p.output;
   }
   EXPECT_TRUE(FileNames(dir).empty());
+}
+
+// run_all's fork server (harness/fork_server.h), driven by hand: one request, one
+// child that measures as an exec'd process would, and the end of input ends it.
+TEST(TrickBinary, ServeRunsOneProcessPerRequest) {
+  const std::string dir = ScratchDir("serve");
+  const std::string request = R"({"args":["--out=)" + dir + R"(/noop.json","--min_time=0.001",)" +
+                              R"("--rounds=2"],"log":")" + dir + R"(/noop.log"})";
+  const Proc p = Exec("echo '" + request + "' | " + g_tricks["noop"] + " --serve");
+  EXPECT_EQ(p.exit_code, 0) << p.output;
+  EXPECT_EQ(p.output.rfind("started ", 0), 0u) << p.output;
+  EXPECT_NE(p.output.find("\nexited 0\n"), std::string::npos) << p.output;
+  EXPECT_NE(trickbench::test_files::ReadExisting(dir + "/noop.json").find("\"rounds\""),
+            std::string::npos);
 }
 
 TEST(TrickBinary, UnwritableOutputPathIsRejectedBeforeMeasuring) {
