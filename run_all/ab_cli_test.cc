@@ -1,6 +1,7 @@
 // run_all --ab (two builds' processes interleaved in one session) and
 // --iterations_from=RUN_DIR (another run's iteration counts), as a user meets them:
 // stand-in and real test tricks, real processes and files.
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -41,7 +42,9 @@ TEST(RunAll, AbSessionInterleavesTheBuildsInTheSeedsAbbaOrderAndRecordsIt) {
   const std::string new_dir = FakeBuild("new", order_file, {"a", "b"});
   auto session = [&](const std::string& dir, const std::string& seed_flag) {
     std::remove(order_file.c_str());
-    const Proc p = Exec(g_run_all + " --ab=" + old_dir + "," + new_dir + " --processes=3" +
+    // --exec: the fake builds are shell scripts, which serve no forks (run as a server
+    // each would log a line, exit, and leave its processes to exec anyway).
+    const Proc p = Exec(g_run_all + " --ab=" + old_dir + "," + new_dir + " --processes=3 --exec" +
                         seed_flag + " --out_dir=" + dir);
     EXPECT_EQ(p.exit_code, 1) << p.output;  // every fake trick fails
     return p;
@@ -199,6 +202,25 @@ TEST(RunAll, AbSessionBuildWhoseVariantsDifferCalibratesItsOwn) {
           << side << " p" << e.process << ": " << e.reason;
     }
   }
+}
+
+// A binary that serves no forks (a script here; an older trick build would refuse
+// --serve alike) gets exec'd processes, each with a note, and the index says so.
+TEST(RunAll, ABinaryThatServesNoForksIsExecd) {
+  const std::string order_file = Tmp("no_serve") + "/order";
+  const std::string bin = FakeBuild("plain", order_file, {"a"});
+  const std::string dir = Tmp("no_serve_run");
+  const Proc p = Exec(g_run_all + " " + bin + "/a --processes=2 --out_dir=" + dir);
+  EXPECT_EQ(p.exit_code, 1) << p.output;  // the fake trick fails
+  EXPECT_NE(p.output.find("a exec'd, not forked: the fork server exited"), std::string::npos)
+      << p.output;
+  const results::RunIndex index = results::ReadRunIndex(dir + "/index.json");
+  ASSERT_EQ(index.tricks.size(), 2u);
+  for (const auto& t : index.tricks) EXPECT_FALSE(t.forked);
+  // Both processes ran, exec'd, with their own --process.
+  const std::vector<std::string> ran = Lines(order_file);
+  EXPECT_NE(std::find(ran.begin(), ran.end(), "plain a 1"), ran.end());
+  EXPECT_NE(std::find(ran.begin(), ran.end(), "plain a 2"), ran.end());
 }
 
 TEST(RunAll, AbSessionBadFoldersAreNamed) {

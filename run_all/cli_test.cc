@@ -56,8 +56,8 @@ TEST(RunAll, RunDirectlyFindsTheTrickBinariesBesideIt) {
   EXPECT_EQ(p.output, "crash\nnoop\n");
 }
 
-// Every outcome both ways a trick process can start: exec'd, and forked by its trick's
-// fork server (--fork), which must classify, time out and clean up alike.
+// Every outcome both ways a trick process can start: forked by its trick's fork server
+// (the default), and exec'd (--exec), which must classify, time out and clean up alike.
 class EveryOutcome : public testing::TestWithParam<bool> {};
 
 TEST_P(EveryOutcome, RecordsEveryOutcomeAndKeepsGoing) {
@@ -69,7 +69,7 @@ TEST_P(EveryOutcome, RecordsEveryOutcomeAndKeepsGoing) {
     cmd += " " + g_tricks[id];
   }
   cmd += " --out_dir=" + dir + " --timeout=8 --min_time=0.001 --repetitions=2 --processes=1";
-  if (fork) cmd += " --fork";
+  if (!fork) cmd += " --exec";
   const Proc p = Exec(cmd);
   EXPECT_EQ(p.exit_code, 1) << p.output;  // some tricks failed, the run itself completed
   EXPECT_NE(p.output.find("[1/5] noop"), std::string::npos) << p.output;

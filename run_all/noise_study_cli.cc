@@ -73,7 +73,7 @@ struct StudyOptions {
   int processes = 0;  // --processes: a fixed count per trick; 0: run_all's budget
   double budget = 0;  // --budget: run_all's, per session; 0: run_all's default rule
   std::string part = "all", out_dir, reuse, noise;
-  bool fork = false;  // --fork, also in run_all_flags
+  bool exec = false;  // --exec, also in run_all_flags
   bool dry_run = false, help = false;
   std::vector<std::string> run_all_flags;  // given to every session's run_all, verbatim
   std::vector<double> factors;
@@ -109,7 +109,7 @@ void Declare(Flags* f, StudyOptions* o, std::string* rounds, std::string* min_ti
       .String("min_time", min_time, "forwarded to run_all (and the tricks)")
       .String("threads", threads, "forwarded to run_all (and the tricks)")
       .String("timeout", timeout, "run_all's --timeout")
-      .Bool("fork", &o->fork, "run_all's --fork: forked trick processes, not exec'd")
+      .Bool("exec", &o->exec, "run_all's --exec: exec'd trick processes, not forked")
       .Bool("dry_run", &o->dry_run, "print the plan and the estimate, run nothing")
       .Bool("help", &o->help, "this text")
       .Positional(&o->binaries);
@@ -124,7 +124,7 @@ bool Parse(const std::vector<std::string>& args, StudyOptions* o, std::string* e
   for (const std::string& a : flags.Seen()) {
     const std::string name = a.substr(2, a.find('=') - 2);
     if (name == "processes" || name == "budget" || name == "rounds" || name == "min_time" ||
-        name == "threads" || name == "timeout" || name == "fork") {
+        name == "threads" || name == "timeout" || name == "exec") {
       o->run_all_flags.push_back(a);
     }
   }
@@ -224,10 +224,10 @@ State SessionState(const StudyOptions& o, const Session& s, const std::string& d
           ? index.budget.has_value() &&
                 (!expected.budget_seconds || index.budget->seconds == *expected.budget_seconds)
           : !index.budget && index.processes == expected.processes;
-  // Forked processes (run_all --fork) make another session than exec'd ones.
+  // Exec'd processes (run_all --exec) make another session than forked ones.
   const bool forked = std::any_of(index.tricks.begin(), index.tricks.end(),
                                   [](const results::IndexEntry& t) { return t.forked; });
-  const bool same_start = index.tricks.empty() || forked == expected.fork;
+  const bool same_start = index.tricks.empty() || forked == !expected.exec;
   if (index.forwarded_flags != expected.forward || !same_count || !same_start ||
       (index.complete && ids != want)) {
     std::string flags;
@@ -235,7 +235,7 @@ State SessionState(const StudyOptions& o, const Session& s, const std::string& d
     *error = dir + " holds another session (" +
              (index.budget ? "budget " + index.budget->rule
                            : "processes " + std::to_string(index.processes)) +
-             ", flags" + (flags.empty() ? " none" : flags) + (forked ? ", forked" : "") +
+             ", flags" + (flags.empty() ? " none" : flags) + (forked ? "" : ", exec'd") +
              ", or other tricks) than this study asks for; give a new --out_dir";
     return State::kIncomplete;
   }

@@ -172,27 +172,35 @@ TEST(NoiseStudy, BudgetedSessionsAreResumedOnlyUnderTheSameBudget) {
   }
 }
 
-// --fork reaches every session's run_all, and sessions of forked processes are another
-// study than sessions of exec'd ones: a folder of one is not resumed as the other.
-TEST(NoiseStudy, ForkedSessionsAreForkedAndAnotherStudy) {
-  const std::string dir = FreshPath("forked");
+// Sessions fork their trick processes as run_all does by default; --exec reaches every
+// session's run_all, and sessions of exec'd processes are another study than sessions of
+// forked ones: a folder of one is not resumed as the other.
+TEST(NoiseStudy, ExecdSessionsAreExecdAndAnotherStudy) {
+  const std::string dir = FreshPath("execd");
   const std::string aa =
       " --tricks=noop --sessions=2 --processes=1 --rounds=3 --min_time=0.001"
       " --part=aa";
-  Proc p = Exec(g_study + " " + g_noop + aa + " --fork --out_dir=" + dir);
+  Proc p = Exec(g_study + " " + g_noop + aa + " --exec --out_dir=" + dir);
   ASSERT_EQ(p.exit_code, 0) << p.output;
   const results::RunIndex index = results::ReadRunIndex(dir + "/aa-1/index.json");
   ASSERT_FALSE(index.tricks.empty());
-  for (const auto& t : index.tricks) EXPECT_TRUE(t.forked) << t.id;
-  p = Exec(g_study + " " + g_noop + aa + " --fork --reuse=" + dir + " --dry_run");
+  for (const auto& t : index.tricks) EXPECT_FALSE(t.forked) << t.id;
+  p = Exec(g_study + " " + g_noop + aa + " --exec --reuse=" + dir + " --dry_run");
   EXPECT_EQ(p.exit_code, 0) << p.output;
   EXPECT_NE(p.output.find("0 to run, 2 reused"), std::string::npos) << p.output;
   p = Exec(g_study + " " + g_noop + aa + " --reuse=" + dir + " --dry_run");
   EXPECT_EQ(p.exit_code, 2) << p.output;
   EXPECT_NE(p.output.find("aa-1 holds another session (processes 1, flags --rounds=3 "
-                          "--min_time=0.001, forked, or other tricks)"),
+                          "--min_time=0.001, exec'd, or other tricks)"),
             std::string::npos)
       << p.output;
+  // A default session's processes are forked.
+  const std::string forked = FreshPath("forked");
+  p = Exec(g_study + " " + g_noop + aa + " --out_dir=" + forked);
+  ASSERT_EQ(p.exit_code, 0) << p.output;
+  for (const auto& t : results::ReadRunIndex(forked + "/aa-1/index.json").tricks) {
+    EXPECT_TRUE(t.forked) << t.id;
+  }
 }
 
 TEST(NoiseStudy, PartsRunApart) {

@@ -62,15 +62,15 @@ then its report is written again. Use the run's own build: the report warns when
 the processes of one trick ran different builds. Not for an A/B session's folders
 or an interrupted run.
 
-Forked processes (--fork): an exec'd trick process spends about 0.26 s loading
-LibTorch (its operator registration) before main(), a fifth of a default run on a
-2-core machine. With --fork each trick binary is started once, as a server, and
-every process of that trick is a fork of it, which runs the trick's main() from the
-top: its own process, allocator, threads and result file, but the server's
-address-space layout, drawn once per run instead of once per process (so compare
-two runs made the same way). A server that cannot fork (it runs threads, or is gone)
-leaves its trick to exec'd processes, with a note. index.json marks each forked
-process ("forked": true).
+Forked processes (the default; --exec for exec'd ones): an exec'd trick process spends
+about 0.26 s loading LibTorch (its operator registration) before main(), a fifth of
+a default run on a 2-core machine. So each trick binary is started once, as a server
+(about 60 MB while the run lasts), and every process of that trick is a fork of it,
+which runs the trick's main() from the top: its own process, allocator, threads and
+result file, but the server's address-space layout, drawn once per run instead of
+once per process. A server that cannot fork (it runs threads, or is gone) leaves its
+trick to exec'd processes, with a note. index.json marks each forked process
+("forked": true).
 
 Folders named on the command line (--out_dir, --settle, --ab) may be relative: under
 `bazel run` they are taken from the folder it was started in, not the binary's.
@@ -130,10 +130,9 @@ void Declare(Flags* flags, Options* o, ForwardedValues* fwd, std::vector<std::st
       .Uint64("ab_seed", ab_seed, "seed of the A/B order (default: from the clock, printed)")
       .List("only", &o->only, "run only these tricks")
       .List("skip", &o->skip, "run all but these")
-      .Bool("fork", &o->fork,
-            "start each trick process as a fork of a server per trick\n"
-            "binary (`<binary> --serve`) that loaded LibTorch once, not\n"
-            "an exec (below)")
+      .Bool("exec", &o->exec,
+            "start each trick process by exec, not as a fork of a server\n"
+            "per trick binary that loaded LibTorch once (below)")
       .Bool("list", &o->list, "print the trick ids and exit")
       .Bool("help", &o->help, "this text")
       .String("min_time", &fwd->min_time, kForwarded)

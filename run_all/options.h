@@ -50,9 +50,9 @@ struct Options {
   // iterations per sample of its process 1 there, so a compare against it is like for
   // like (reports/like_for_like.h); "" = process 1 of this run calibrates.
   std::string iterations_from_dir;
-  // --fork: each trick process a fork of a server per trick binary that loaded LibTorch
-  // once for the run (fork_client.h), not an exec; a server that cannot serve falls back.
-  bool fork = false;
+  // Each trick process a fork of a server per trick binary that loaded LibTorch once for
+  // the run (fork_client.h), unless --exec; a server that cannot serve falls back to exec.
+  bool exec = false;
 
   bool ab() const { return !ab_old_dir.empty(); }
   bool settling() const { return !settle_dir.empty(); }

@@ -46,7 +46,7 @@ std::string Process1Result(const Side& side, const std::string& id) {
 
 // Runs one process of a trick binary, its output into <id>.p<k>.log, and classifies
 // how it ended. A later process times process 1's iteration counts (`iterations_from`).
-// With a `server` (run_all --fork) the process is a fork of it; when the server runs
+// With a `server` (run_all's default) the process is a fork of it; when the server runs
 // nothing (it refused, or has gone), an exec'd process instead, and *fallback says why.
 results::IndexEntry RunTrick(const std::string& binary, int process, const std::string& dir,
                              const std::string& iterations_from, const Options& o,
@@ -350,7 +350,7 @@ int Session::Settle(const InterruptLatch& latch) {
 }
 
 ForkServer* Session::ServerFor(const std::string& binary) {
-  if (!o_.fork) return nullptr;
+  if (o_.exec) return nullptr;
   std::unique_ptr<ForkServer>& server = servers_[binary];
   if (!server) server = std::make_unique<ForkServer>(binary);
   return server.get();

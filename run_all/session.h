@@ -101,7 +101,7 @@ class Session {
 
  private:
   bool WriteIndex(Side& side);
-  // run_all --fork: the binary's fork server, started on first use; nullptr without --fork.
+  // The binary's fork server, started on first use; nullptr with --exec.
   ForkServer* ServerFor(const std::string& binary);
   // Ends the fork servers. Before the machine record is taken: a forked process's
   // rusage reaches run_all's RUSAGE_CHILDREN only when its server is reaped.
