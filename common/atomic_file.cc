@@ -11,6 +11,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/write_all.h"
+
 namespace trickbench {
 namespace {
 
@@ -34,18 +36,12 @@ bool WriteFileAtomically(const std::string& path, const std::string& content, st
   std::string tmp = path + ".tmp.XXXXXX";
   int fd = mkstemp(tmp.data());
   if (fd < 0) return Fail(error, "cannot create a file in " + Folder(path));
-  size_t done = 0;
-  while (done < content.size()) {
-    ssize_t n = write(fd, content.data() + done, content.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int saved = errno;
-      close(fd);
-      unlink(tmp.c_str());
-      errno = saved;
-      return Fail(error, "cannot write " + path);
-    }
-    done += static_cast<size_t>(n);
+  if (!WriteAll(fd, content)) {
+    const int saved = errno;
+    close(fd);
+    unlink(tmp.c_str());
+    errno = saved;
+    return Fail(error, "cannot write " + path);
   }
   if (fsync(fd) != 0 || fchmod(fd, 0644) != 0 || close(fd) != 0) {
     const int saved = errno;

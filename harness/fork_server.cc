@@ -14,21 +14,13 @@
 #include <string>
 #include <vector>
 
+#include "common/write_all.h"
+
 namespace trickbench {
 namespace {
 
 // One reply line; false when the caller has gone.
-bool Reply(int fd, const std::string& line) {
-  const std::string text = line + "\n";
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
+bool Reply(int fd, const std::string& line) { return WriteAll(fd, line + "\n"); }
 
 struct Request {
   std::vector<std::string> args;
@@ -56,7 +48,6 @@ std::string ParseRequest(const std::string& line, Request* r) {
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
-  signal(SIGPIPE, SIG_DFL);  // the server ignores it; an exec'd process would not
   const int null_fd = open("/dev/null", O_RDONLY);
   // The request pipe and the reply pipe are the server's: a child holding the reply
   // pipe would keep the caller from seeing the server's end.
@@ -89,8 +80,8 @@ int ThreadCount() {
 
 int ServeForks(int in_fd, int out_fd, const char* program, const MainFunction& main_fn) {
   // Replies are written with write(2), never through stdio: a child inherits the stdio
-  // buffers, and would write a buffered reply a second time when it exits.
-  signal(SIGPIPE, SIG_IGN);
+  // buffers, and would write a buffered reply a second time when it exits. WriteAll
+  // turns a caller that has gone into an error, not a SIGPIPE.
   std::string pending;
   char buf[4096];
   for (;;) {

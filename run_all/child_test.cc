@@ -1,6 +1,7 @@
 #include "run_all/child.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -157,7 +158,7 @@ TEST(ForkServer, ThatCannotStartSaysSoOnEveryRun) {
   for (int i = 0; i < 2; ++i) {
     const ChildExit e = server.Run({"exit 0"}, dir + "/log", 10, nullptr);
     EXPECT_FALSE(e.started);
-    EXPECT_EQ(e.start_error, "the fork server exited");
+    EXPECT_EQ(e.start_error, "the fork server exited with code 127");
   }
 }
 
@@ -186,6 +187,54 @@ TEST(ForkServer, ChildrenOfOneServerAreSeparateProcesses) {
   EXPECT_EQ(b.exit_code, 0);
   EXPECT_NE(Read(dir + "/a"), "");
   EXPECT_NE(Read(dir + "/a"), Read(dir + "/b"));
+}
+
+// True once `pid`, a child of this process, has ended and awaits its reaping (so its
+// pipes are closed), waiting up to 5 s.
+bool Ended(pid_t pid) {
+  for (int i = 0; i < 100; ++i) {
+    const std::string stat = Read("/proc/" + std::to_string(pid) + "/stat");
+    const size_t paren = stat.rfind(')');
+    if (paren != std::string::npos && stat.compare(paren, 4, ") Z ") == 0) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+// The OOM killer, or a user's kill, takes a server down between two processes: the next
+// request meets a closed pipe. The caller lives on (this test would end with SIGPIPE)
+// and is told how the server ended, on every later Run too.
+TEST(ForkServer, KilledBetweenRunsSaysHowAndTheCallerLives) {
+  const std::string dir = ScratchDir("killed");
+  ForkServer server(g_fork_server);
+  const ChildExit first = server.Run({"echo $PPID"}, dir + "/pid", 10, nullptr);
+  ASSERT_TRUE(first.started);
+  const pid_t server_pid = ReadPid(dir + "/pid");
+  ASSERT_GT(server_pid, 0);
+  ASSERT_EQ(kill(server_pid, SIGKILL), 0);
+  ASSERT_TRUE(Ended(server_pid));
+  for (int i = 0; i < 2; ++i) {
+    const ChildExit e = server.Run({"exit 0"}, dir + "/log", 10, nullptr);
+    EXPECT_FALSE(e.started);
+    EXPECT_EQ(e.start_error, "the fork server was killed by SIGKILL");
+  }
+  EXPECT_EQ(server.broken(), "the fork server was killed by SIGKILL");
+}
+
+// A server that takes no request within the time limit is given up and killed, so that
+// it cannot start the request later, beside the exec'd process that replaces it.
+TEST(ForkServer, ThatDoesNotAnswerIsKilled) {
+  const std::string dir = ScratchDir("mute");
+  const std::string script = dir + "/mute_server";
+  test_files::Write(script, "#!/bin/sh\necho $$ > " + dir + "/pid\nexec sleep 100\n");
+  ASSERT_EQ(chmod(script.c_str(), 0755), 0);
+  ForkServer server(script);
+  const ChildExit e = server.Run({"exit 0"}, dir + "/log", 0.5, nullptr);
+  EXPECT_FALSE(e.started);
+  EXPECT_EQ(e.start_error, "the fork server did not answer within 0.5 s");
+  const pid_t pid = ReadPid(dir + "/pid");
+  ASSERT_GT(pid, 0);
+  EXPECT_TRUE(Ended(pid)) << "the server was left running";
 }
 
 TEST(SignalName, NamesTheOnesRunAllMeets) {

@@ -14,22 +14,13 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "common/write_all.h"
+
 namespace trickbench {
 namespace run_all {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-bool WriteAll(int fd, const std::string& text) {
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
 
 // The number after `prefix` in `line`; false when the line is not prefix + a number.
 bool After(const std::string& line, const std::string& prefix, long* value) {
@@ -118,15 +109,37 @@ bool ForkServer::ReadLine(double seconds, std::string* line) {
     const int ready = poll(&p, 1, wait_ms);
     if (ready < 0 && errno == EINTR) continue;
     if (ready == 0) return false;
+    if (ready < 0) {
+      broken_ = std::string("cannot wait for the fork server: ") + std::strerror(errno);
+      return false;
+    }
     char buf[512];
-    const ssize_t n = ready > 0 ? read(from_, buf, sizeof buf) : -1;
+    const ssize_t n = read(from_, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      broken_ = "the fork server exited";
+    if (n < 0) {
+      broken_ = std::string("cannot read from the fork server: ") + std::strerror(errno);
+      return false;
+    }
+    if (n == 0) {
+      broken_ = Ended();
       return false;
     }
     pending_.append(buf, static_cast<size_t>(n));
   }
+}
+
+std::string ForkServer::Ended() {
+  // Its end of the pipe closes as it exits, a moment before it can be reaped.
+  int status = 0;
+  pid_t reaped = 0;
+  for (int i = 0; i < 100 && reaped == 0 && pid_ > 0; ++i) {  // up to 2 s
+    reaped = waitpid(pid_, &status, WNOHANG);
+    if (reaped == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (reaped != pid_) return "the fork server exited";
+  pid_ = -1;  // reaped: the destructor must not wait for it, nor signal the pid
+  if (WIFSIGNALED(status)) return "the fork server was killed by " + SignalName(WTERMSIG(status));
+  return "the fork server exited with code " + std::to_string(WEXITSTATUS(status));
 }
 
 ChildExit ForkServer::Run(const std::vector<std::string>& args, const std::string& log,
@@ -136,11 +149,20 @@ ChildExit ForkServer::Run(const std::vector<std::string>& args, const std::strin
   const auto start = Clock::now();
   const nlohmann::json request = {{"args", args}, {"log", log}};
   if (broken_.empty() && !WriteAll(to_, request.dump() + "\n")) {
-    broken_ = "cannot write to the fork server";
+    broken_ = errno == EPIPE
+                  ? Ended()
+                  : std::string("cannot write to the fork server: ") + std::strerror(errno);
   }
   std::string line;
   if (!broken_.empty() || !ReadLine(timeout_seconds, &line)) {
-    if (broken_.empty()) broken_ = "the fork server did not answer";
+    if (broken_.empty()) {
+      // Killed, so that it cannot still start this request beside the exec'd process
+      // that takes its place.
+      if (pid_ > 0) kill(pid_, SIGKILL);
+      char within[64];
+      std::snprintf(within, sizeof within, "%g", timeout_seconds);
+      broken_ = std::string("the fork server did not answer within ") + within + " s";
+    }
     e.start_error = broken_;
     return e;
   }

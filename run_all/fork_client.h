@@ -46,6 +46,9 @@ class ForkServer {
   // The next reply line, waiting up to `seconds`; false on a timeout, or with broken_
   // set when the server has gone.
   bool ReadLine(double seconds, std::string* line);
+  // How the server ended ("the fork server was killed by SIGKILL"), once its pipe says
+  // it has gone; reaps it.
+  std::string Ended();
 
   pid_t pid_ = -1;
   int to_ = -1, from_ = -1;
