@@ -89,6 +89,8 @@ TEST(RunAll, SettleAddsProcessesToAFinishedRunAndWritesItsReportAgain) {
     expected.push_back("noop.p" + std::to_string(k));
   EXPECT_EQ(Processes(index), expected) << s.output;
   EXPECT_EQ(index.processes, 3 + added - b.left_out);
+  // The run's processes were forked: so are the settle's.
+  for (const results::IndexEntry& e : index.tricks) EXPECT_TRUE(e.forked) << e.id << e.process;
   for (int k = 4; k <= 3 + added - b.left_out; ++k) {
     EXPECT_TRUE(fs::exists(dir + "/noop.p" + std::to_string(k) + ".json")) << k;
     // The run's forwarded flags, not run_all's defaults.
@@ -107,6 +109,7 @@ TEST(RunAll, SettleAddsProcessesToAFinishedRunAndWritesItsReportAgain) {
             "--settle adds to an existing run folder: not "
             "with --processes"},
            {"--settle=" + dir + " --rounds=4", "--settle runs the run's own forwarded flags"},
+           {"--settle=" + dir + " --exec", "--settle starts its processes as the run's were"},
            {"--settle=" + dir + "/nothing", "nothing/index.json"},
        }) {
     const Proc bad = Exec(noop + args);
@@ -130,6 +133,21 @@ TEST(RunAll, SettleAddsProcessesToAFinishedRunAndWritesItsReportAgain) {
   EXPECT_EQ(refused.exit_code, 2) << refused.output;
   EXPECT_NE(refused.output.find("only a finished run can be settled"), std::string::npos)
       << refused.output;
+}
+
+// A run of exec'd processes is settled with exec'd ones, so that its report does not
+// merge the two ways of starting a process without saying so.
+TEST(RunAll, SettleOfAnExecdRunExecsItsProcesses) {
+  const std::string dir = Tmp("settle_exec");
+  const std::string noop = g_run_all + " " + g_tricks["noop"];
+  const Proc p = Exec(noop + " --exec --processes=2 --rounds=3 --min_time=0.001 --out_dir=" + dir);
+  ASSERT_EQ(p.exit_code, 0) << p.output;
+  const Proc s = Exec(noop + " --settle=" + dir + " --budget=10");
+  EXPECT_EQ(s.exit_code, 0) << s.output;
+  const results::RunIndex index = results::ReadRunIndex(dir + "/index.json");
+  ASSERT_GT(index.tricks.size(), 2u) << s.output;  // the settle added processes
+  for (const results::IndexEntry& e : index.tricks) EXPECT_FALSE(e.forked) << e.process;
+  EXPECT_EQ(s.output.find("not forked"), std::string::npos) << s.output;  // no fallback
 }
 
 TEST(RunAll, RunsEachTrickInSeveralProcessesRoundRobinAndNotAgainAfterASkip) {

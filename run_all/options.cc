@@ -55,7 +55,8 @@ report, for
 
 Settling a finished run (--settle=RUN_DIR): where its report or a compare says
 "imprecise" or "unknown", more processes of the same tricks, with the run's own
-forwarded flags and time limit, added to that run folder (numbered on from each
+forwarded flags and time limit, started as its processes were (forked, or exec'd
+when none of them was forked), added to that run folder (numbered on from each
 trick's last process) and chosen by the budget's rule on the run's current
 spreads, within --budget (default: as long as the run's processes took in all);
 then its report is written again. Use the run's own build: the report warns when
@@ -173,6 +174,10 @@ bool ParseOptions(const std::vector<std::string>& args, Options* options, std::s
         *error = std::string("--settle adds to an existing run folder: not with --") + other;
         return false;
       }
+    }
+    if (flags.Given("exec")) {
+      *error = "--settle starts its processes as the run's were, forked or exec'd: not with --exec";
+      return false;
     }
   }
   if (flags.Given("budget")) {

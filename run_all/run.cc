@@ -153,6 +153,9 @@ bool SettleSide(Options* o, std::vector<std::string>* ids, std::vector<Side>* si
   *ids = run_ids;
   o->forward = index.forwarded_flags;
   o->timeout = index.timeout_seconds;
+  // As the run's processes were started, so that a settled run is not a mix of the two.
+  o->exec = std::none_of(index.tricks.begin(), index.tricks.end(),
+                         [](const results::IndexEntry& e) { return e.forked; });
   *sides = SidesFor(*o, *ids);
   Side& side = sides->front();
   *dir = fs::canonical(run.folder).string();
