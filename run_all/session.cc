@@ -210,13 +210,17 @@ int Session::RunJobs(const std::vector<Job>& jobs, const InterruptLatch& latch,
     std::string note;
     if (other_counts && !iterations_from.empty() && entry.exit_code == results::kExitUsage &&
         entry.outcome == RunOutcome::kFailed && !latch.signal()) {
-      // Its variants or cases differ from the other build's (the refusal's reason, in
-      // the log, is overwritten): it calibrates its own, and compare says the counts differ.
+      // Its variants or cases differ from the other build's: it calibrates its own, and
+      // compare says the counts differ. The rerun's log replaces the refusal's, so the
+      // refusal's reason (its log's last lines, whose end says why) goes into the progress
+      // line.
+      const std::string refusal = entry.reason;
       iterations_from.clear();
       entry = RunTrick(side.binaries[job.trick], job.process, side.dir, "", o_, latch, server,
                        &fallback);
       note = "  (refused the " + RoleName(other->build) +
-             " build's iteration counts: its variants or cases differ; calibrated its own)";
+             " build's iteration counts, calibrated its own: " +
+             (refusal.size() > 240 ? "..." + refusal.substr(refusal.size() - 237) : refusal) + ")";
     }
     ++done_;
     std::snprintf(line, sizeof line, "%-8s %6.1fs  (elapsed %s)", Name(entry.outcome).c_str(),
