@@ -221,6 +221,23 @@ TEST(ForkServer, KilledBetweenRunsSaysHowAndTheCallerLives) {
   EXPECT_EQ(server.broken(), "the fork server was killed by SIGKILL");
 }
 
+// The server killed while its child runs: the child's end is not known, so its group is
+// taken down and it is recorded as killed; the server is marked gone.
+TEST(ForkServer, KilledWhileItsChildRunsTakesTheChildDown) {
+  const std::string dir = ScratchDir("killed_mid_child");
+  ForkServer server(g_fork_server);
+  const ChildExit e = server.Run({"echo $$ > " + dir + "/child; kill -9 $PPID; sleep 30; exit 0"},
+                                 dir + "/log", 20, nullptr);
+  EXPECT_TRUE(e.started);
+  EXPECT_FALSE(e.exited);
+  EXPECT_EQ(e.term_signal, SIGKILL);
+  EXPECT_LT(e.seconds, 10);  // not the child's 30 s sleep, nor the time limit
+  EXPECT_EQ(server.broken(), "the fork server was killed by SIGKILL");
+  const pid_t child = ReadPid(dir + "/child");
+  ASSERT_GT(child, 0);
+  EXPECT_TRUE(Gone(child)) << "the child was left running";
+}
+
 // A server that takes no request within the time limit is given up and killed, so that
 // it cannot start the request later, beside the exec'd process that replaces it.
 TEST(ForkServer, ThatDoesNotAnswerIsKilled) {
