@@ -9,7 +9,10 @@
 //
 // Why a first pass of 3: two processes give a spread with one degree of freedom, too
 // noisy to allocate on (the simulations in stats/allocation_test.cc use 3 and keep
-// coverage at 95 %); more would spend the budget evenly before knowing where it is needed.
+// coverage at 95 %); more would spend the budget evenly before knowing where it is needed:
+// on the same total budget, a first pass of 5 left 38.5 % of the simulated settings
+// "unchanged" in an A/A compare, against 45.2 % for 3 (allocation_test.cc). Two runs
+// therefore give one trick unequal counts (3 processes in one, 12 in the other here).
 // Why one plan after the first pass, not re-planned as processes come in: re-planning
 // is as valid (it too looks at spreads only), and it was tried on allocation_test.cc's
 // simulated runs. Re-planning the budget left after every wave of processes, or after
