@@ -12,13 +12,13 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <map>
 #include <set>
 #include <string>
 
 #include "common/atomic_file.h"
+#include "common/test_files.h"
 #include "determinism/fingerprint.h"
 #include "harness/checks.h"
 #include "harness/testing/subprocess.h"
@@ -46,11 +46,6 @@ bool NeedsMissingCuda() { return Def().needs_cuda() && !torch::cuda::is_availabl
 // below test what a run on this host measures.
 torch::Device TestDevice() {
   return torch::cuda::is_available() ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
-}
-
-std::string TmpDir() {
-  const char* d = std::getenv("TEST_TMPDIR");
-  return d ? d : "/tmp";
 }
 
 using subprocess::Proc;
@@ -165,7 +160,7 @@ TEST(Trick, ReproducibleAcrossProcesses) {
 }
 
 TEST(Trick, SmokeRunWritesCompleteJson) {
-  const std::string out = TmpDir() + "/" + g_expected_id + ".json";
+  const std::string out = test_files::TmpDir() + "/" + g_expected_id + ".json";
   const std::string exported = results::GoogleBenchmarkExportPath(out);
   std::remove(out.c_str());
   std::remove(exported.c_str());
@@ -250,9 +245,8 @@ TEST(Trick, SmokeRunWritesCompleteJson) {
 int main(int argc, char** argv) {
   testing::InitGoogleTest(&argc, argv);
   for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a.rfind("--expected_id=", 0) == 0) trickbench::g_expected_id = a.substr(14);
-    if (a.rfind("--trick_binary=", 0) == 0) trickbench::g_trick_binary = a.substr(15);
+    trickbench::test_files::ArgValue(argv[i], "--expected_id", &trickbench::g_expected_id);
+    trickbench::test_files::ArgValue(argv[i], "--trick_binary", &trickbench::g_trick_binary);
   }
   if (trickbench::g_expected_id.empty() || trickbench::g_trick_binary.empty()) {
     std::fprintf(stderr, "usage: %s --expected_id=ID --trick_binary=PATH\n", argv[0]);

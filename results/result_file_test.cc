@@ -8,7 +8,7 @@
 #include <random>
 
 #include "common/test_files.h"
-#include "results/test_files.h"
+#include "results/full_examples.h"
 
 namespace trickbench {
 namespace results {

@@ -7,7 +7,7 @@
 #include <map>
 
 #include "common/test_files.h"
-#include "results/test_files.h"
+#include "results/full_examples.h"
 
 namespace trickbench {
 namespace results {

@@ -11,7 +11,7 @@
 #include "common/test_files.h"
 #include "results/result_file.h"
 #include "results/run_index.h"
-#include "results/test_files.h"
+#include "results/full_examples.h"
 
 namespace trickbench {
 namespace results {

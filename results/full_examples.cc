@@ -1,4 +1,4 @@
-#include "results/test_files.h"
+#include "results/full_examples.h"
 
 #include <limits>
 
