@@ -19,6 +19,10 @@
 namespace trickbench {
 namespace {
 
+// A child's exit code when the server could not tell the caller it started: it ran
+// nothing (EX_SOFTWARE-like; no one reads it but the server's waitpid).
+constexpr int kChildNotTold = 70;
+
 // One reply line; false when the caller has gone.
 bool Reply(int fd, const std::string& line) { return WriteAll(fd, line + "\n"); }
 
@@ -41,10 +45,19 @@ std::string ParseRequest(const std::string& line, Request* r) {
   return "";
 }
 
-// The child's side: the request's process, as an exec'd one would start it from main().
-[[noreturn]] void RunChild(int in_fd, int out_fd, int log_fd, const char* program, const Request& r,
-                           const MainFunction& main_fn) {
+// The child's side: the request's process, as an exec'd one would start it from main(),
+// once the server says the caller knows its pid (a byte on `go_fd`). Without the byte (the
+// server was killed, or could not tell the caller) the caller runs the request some
+// other way, so this child leaves without running it: no one would supervise it.
+[[noreturn]] void RunChild(int in_fd, int out_fd, int log_fd, int go_fd, const char* program,
+                           const Request& r, const MainFunction& main_fn) {
   setpgid(0, 0);
+  char go = 0;
+  ssize_t n;
+  while ((n = read(go_fd, &go, 1)) < 0 && errno == EINTR) {
+  }
+  if (n != 1) _exit(kChildNotTold);
+  close(go_fd);
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -112,16 +125,29 @@ int ServeForks(int in_fd, int out_fd, const char* program, const MainFunction& m
       if (!Reply(out_fd, "refused cannot write " + r.log + ": " + std::strerror(errno))) return 1;
       continue;
     }
+    int go[2];
+    if (pipe2(go, O_CLOEXEC) != 0) {
+      close(log_fd);
+      if (!Reply(out_fd, std::string("refused pipe: ") + std::strerror(errno))) return 1;
+      continue;
+    }
     const pid_t pid = fork();
-    if (pid == 0) RunChild(in_fd, out_fd, log_fd, program, r, main_fn);
+    if (pid == 0) {
+      close(go[1]);  // so that the server's end, when it dies, is the last one
+      RunChild(in_fd, out_fd, log_fd, go[0], program, r, main_fn);
+    }
     close(log_fd);
+    close(go[0]);
     if (pid < 0) {
+      close(go[1]);
       if (!Reply(out_fd, std::string("refused fork: ") + std::strerror(errno))) return 1;
       continue;
     }
     // Both sides set the group, so that it exists before the caller signals it.
     setpgid(pid, pid);
     const bool told = Reply(out_fd, "started " + std::to_string(pid));
+    if (told) WriteAll(go[1], "g");
+    close(go[1]);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }

@@ -22,7 +22,8 @@
 // Protocol, one line each way per step (run_all/fork_client.h is the other end):
 //   request   {"args":[...],"log":PATH}   the child's arguments (without argv[0]), and
 //                                          the file for its stdout and stderr (truncated)
-//   reply     started PID                  the child is in its own process group, PID
+//   reply     started PID                  the child is in its own process group, PID;
+//                                          it runs only once this line is written
 //             refused REASON               nothing was started (bad request, a log that
 //                                          cannot be opened, a server with threads)
 //   reply     exited CODE | signaled SIG   once the child has been reaped

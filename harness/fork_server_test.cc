@@ -57,7 +57,7 @@ class Server {
   }
   ~Server() {
     if (to_ >= 0) close(to_);
-    fclose(from_);
+    if (from_) fclose(from_);
     kill(pid_, SIGKILL);
     waitpid(pid_, nullptr, 0);
   }
@@ -71,6 +71,11 @@ class Server {
     std::string s = buf;
     if (!s.empty() && s.back() == '\n') s.pop_back();
     return s;
+  }
+  // The caller stops reading: the server's replies meet a closed pipe.
+  void CloseReplies() {
+    fclose(from_);
+    from_ = nullptr;
   }
   // The server's exit status after its input is closed.
   int CloseAndWait() {
@@ -130,6 +135,19 @@ TEST(ServeForks, BadRequestsAreRefusedAndTheServerGoesOn) {
   server.Send(R"({"args":["--exit=0"],"log":")" + dir + R"(/ok.log"})");
   EXPECT_EQ(server.Reply().rfind("started ", 0), 0u);
   EXPECT_EQ(server.Reply(), "exited 0");
+}
+
+// A child runs only once the caller has been told its pid: a caller that never hears
+// of it would run the request another way, beside a child that no one supervises.
+TEST(ServeForks, AChildWhoseStartCannotBeToldRunsNothing) {
+  const std::string dir = ScratchDir("serve_untold");
+  Server server;
+  server.CloseReplies();
+  server.Send(R"({"args":["--exit=0"],"log":")" + dir + R"(/untold.log"})");
+  const int status = server.CloseAndWait();
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 1);         // the caller has gone
+  EXPECT_EQ(Read(dir + "/untold.log"), "");  // FakeMain never printed its argv
 }
 
 TEST(ServeForks, AServerWithAThreadRefusesToFork) {

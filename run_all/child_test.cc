@@ -222,15 +222,13 @@ TEST(ForkServer, KilledBetweenRunsSaysHowAndTheCallerLives) {
 }
 
 // The server killed while its child runs: the child's end is not known, so its group is
-// taken down and it is recorded as killed; the server is marked gone. (The child waits a
-// second first, for the server's "started" line: a server killed between its fork and
-// that line leaves a child that no one supervises, which run_all cannot know of.)
+// taken down and it is recorded as killed; the server is marked gone. (A child runs only
+// once the server has written its "started" line, so the kill always comes after it.)
 TEST(ForkServer, KilledWhileItsChildRunsTakesTheChildDown) {
   const std::string dir = ScratchDir("killed_mid_child");
   ForkServer server(g_fork_server);
-  const ChildExit e =
-      server.Run({"echo $$ > " + dir + "/child; sleep 1; kill -9 $PPID; sleep 30; exit 0"},
-                 dir + "/log", 20, nullptr);
+  const ChildExit e = server.Run({"echo $$ > " + dir + "/child; kill -9 $PPID; sleep 30; exit 0"},
+                                 dir + "/log", 20, nullptr);
   EXPECT_TRUE(e.started);
   EXPECT_FALSE(e.exited);
   EXPECT_EQ(e.term_signal, SIGKILL);
