@@ -330,7 +330,8 @@ int Session::Settle(const InterruptLatch& latch) {
   for (const Job& j : jobs) planned_seconds += plan.seconds_per_process[j.trick];
   out_ << "run_all: settling " << dir_ << ": " << jobs.size() << " more processes for "
        << settle.added.size() << " tricks where the intervals are widest (about "
-       << Clock(planned_seconds) << " of a budget of " << Clock(settle.seconds) << ")" << std::endl;
+       << Clock(planned_seconds) << " of a budget of " << Clock(settle.seconds) << "), "
+       << (o_.exec ? "exec'd" : "forked") << " as the run's processes were" << std::endl;
   int left_out = 0;
   const size_t done_before = done_;
   const int status = RunJobs(jobs, latch, &plan.seconds_per_process, settle.seconds, &left_out);
