@@ -82,9 +82,7 @@ TEST(WriteAll, ABadDescriptorIsEbadf) {
   EXPECT_EQ(errno, EBADF);
 }
 
-TEST(WriteAll, NothingToWriteIsDone) {
-  EXPECT_TRUE(WriteAll(-1, ""));
-}
+TEST(WriteAll, NothingToWriteIsDone) { EXPECT_TRUE(WriteAll(-1, "")); }
 
 }  // namespace
 }  // namespace trickbench
