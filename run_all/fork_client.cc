@@ -31,6 +31,18 @@ bool After(const std::string& line, const std::string& prefix, long* value) {
   return errno == 0 && end != line.c_str() + prefix.size() && *end == '\0';
 }
 
+// Waits up to 2 s for `pid` to end, polling: the waitpid result (pid once reaped, 0 if it
+// still runs, -1 on error), its status in *status. Not a blocking wait: a server that
+// ignores the end of its input must not hang run_all.
+pid_t ReapWithin2s(pid_t pid, int* status) {
+  pid_t reaped = 0;
+  for (int i = 0; i < 100 && reaped == 0; ++i) {
+    reaped = waitpid(pid, status, WNOHANG);
+    if (reaped == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return reaped;
+}
+
 }  // namespace
 
 ForkServer::ForkServer(const std::string& binary) {
@@ -82,10 +94,7 @@ ForkServer::~ForkServer() {
   if (from_ >= 0) close(from_);
   if (pid_ <= 0) return;
   int status = 0;
-  for (int i = 0; i < 100; ++i) {  // 2 s
-    if (waitpid(pid_, &status, WNOHANG) != 0) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  if (ReapWithin2s(pid_, &status) != 0) return;
   kill(pid_, SIGKILL);
   waitpid(pid_, &status, 0);
 }
@@ -131,11 +140,7 @@ bool ForkServer::ReadLine(double seconds, std::string* line) {
 std::string ForkServer::Ended() {
   // Its end of the pipe closes as it exits, a moment before it can be reaped.
   int status = 0;
-  pid_t reaped = 0;
-  for (int i = 0; i < 100 && reaped == 0 && pid_ > 0; ++i) {  // up to 2 s
-    reaped = waitpid(pid_, &status, WNOHANG);
-    if (reaped == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  const pid_t reaped = pid_ > 0 ? ReapWithin2s(pid_, &status) : 0;
   if (reaped != pid_) return "the fork server exited";
   pid_ = -1;  // reaped: the destructor must not wait for it, nor signal the pid
   if (WIFSIGNALED(status)) return "the fork server was killed by " + SignalName(WTERMSIG(status));
