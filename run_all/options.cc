@@ -66,7 +66,8 @@ or an interrupted run.
 Forked processes (the default; --exec for exec'd ones): an exec'd trick process spends
 about 0.26 s loading LibTorch (its operator registration) before main(), a fifth of
 a default run on a 2-core machine. So each trick binary is started once, as a server
-(about 60 MB while the run lasts), and every process of that trick is a fork of it,
+(about 60 MB, until its trick has no process left to start), and every process
+of that trick is a fork of it,
 which runs the trick's main() from the top: its own process, allocator, threads and
 result file, but the server's address-space layout, drawn once per run instead of
 once per process. A server that cannot fork (it runs threads, or is gone) leaves its

@@ -1,6 +1,8 @@
 #include "run_all/plan.h"
 
 #include <random>
+#include <set>
+#include <utility>
 
 #include "results/run_index.h"
 
@@ -41,6 +43,15 @@ std::vector<Job> AbbaOrder(size_t tricks, int processes, uint64_t seed) {
     jobs.push_back({pairs[i].trick, pairs[i].process, second});
   }
   return jobs;
+}
+
+std::vector<bool> LastOfItsTrick(const std::vector<Job>& jobs) {
+  std::vector<bool> last(jobs.size(), false);
+  std::set<std::pair<size_t, Build>> seen;
+  for (size_t i = jobs.size(); i-- > 0;) {
+    last[i] = seen.insert({jobs[i].trick, jobs[i].build}).second;
+  }
+  return last;
 }
 
 }  // namespace run_all

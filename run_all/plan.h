@@ -42,5 +42,9 @@ std::vector<Job> RoundRobin(size_t tricks, int processes);
 // platform (std::mt19937_64, whose output the standard fixes).
 std::vector<Job> AbbaOrder(size_t tricks, int processes, uint64_t seed);
 
+// Per job, whether no later job in `jobs` is of its trick and build: after it, that
+// binary's fork server has nothing more to start from this list.
+std::vector<bool> LastOfItsTrick(const std::vector<Job>& jobs);
+
 }  // namespace run_all
 }  // namespace trickbench

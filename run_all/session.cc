@@ -8,7 +8,9 @@
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <iterator>
 #include <map>
+#include <set>
 
 #include "common/atomic_file.h"
 #include "common/interference.h"
@@ -174,16 +176,32 @@ int Session::RunJobs(const std::vector<Job>& jobs, const InterruptLatch& latch,
   Side* by_build[3] = {nullptr, nullptr, nullptr};
   for (Side& side : sides_) by_build[static_cast<int>(side.build)] = &side;
   planned_ += jobs.size();
+  // Each fork server holds about 60 MB of its own, so it ends once its trick has no process
+  // left to start: in every list but a budgeted run's first pass (a plan follows it), after
+  // the trick's last job, and at once where the list has none (a third of the tricks get
+  // no more processes after a default run's first pass).
+  const bool last_list = !o_.budgeted() || seconds_per_process != nullptr;
+  if (last_list) StopServersNotIn(jobs);
+  const std::vector<bool> last = LastOfItsTrick(jobs);
+  auto done_with = [&](size_t i) {
+    const Job& job = jobs[i];
+    const Side& side = *by_build[static_cast<int>(job.build)];
+    if (last_list && (last[i] || side.not_again.count(job.trick))) {
+      servers_.erase(side.binaries[job.trick]);
+    }
+  };
   for (size_t i = 0; i < jobs.size() && !latch.signal(); ++i) {
     const Job& job = jobs[i];
     Side& side = *by_build[static_cast<int>(job.build)];
     ++numbered_;
     if (side.not_again.count(job.trick)) {
       ++not_run_;
+      done_with(i);
       continue;
     }
     if (seconds_per_process && Elapsed() + (*seconds_per_process)[job.trick] > budget) {
       ++*left_out;
+      done_with(i);
       continue;
     }
     const std::string& id = ids_[job.trick];
@@ -257,6 +275,7 @@ int Session::RunJobs(const std::vector<Job>& jobs, const InterruptLatch& latch,
       return results::kExitUsage;
     }
     if (!WriteIndex(side)) return kExitSomeFailed;
+    done_with(i);
   }
   return -1;
 }
@@ -359,6 +378,18 @@ ForkServer* Session::ServerFor(const std::string& binary) {
   std::unique_ptr<ForkServer>& server = servers_[binary];
   if (!server) server = std::make_unique<ForkServer>(binary);
   return server.get();
+}
+
+void Session::StopServersNotIn(const std::vector<Job>& jobs) {
+  std::set<std::string> needed;
+  for (const Side& side : sides_) {
+    for (const Job& job : jobs) {
+      if (job.build == side.build) needed.insert(side.binaries[job.trick]);
+    }
+  }
+  for (auto it = servers_.begin(); it != servers_.end();) {
+    it = needed.count(it->first) ? std::next(it) : servers_.erase(it);
+  }
 }
 
 int Session::Finish(int signal) {
