@@ -8,7 +8,9 @@ namespace reports {
 // The statistical thresholds every report states (and SCHEMA.md explains).
 inline constexpr double kAlpha = 0.05;               // test level; intervals are 1 - alpha
 inline constexpr double kImpreciseHalfWidth = 0.10;  // relative half-width above = imprecise
-inline constexpr double kNoEffectBand = 0.05;        // |speedup - 1| within 5 % = no effect
+// The word that marks an imprecise result wherever it appears: never hidden.
+inline constexpr char kImpreciseMark[] = "imprecise";
+inline constexpr double kNoEffectBand = 0.05;  // |speedup - 1| within 5 % = no effect
 // Shown beside a variant's times when reached: it allocates fresh pages (whose faults
 // cost more than many kernels) or it was preempted during most samples.
 inline constexpr double kManyFaultsPerIteration = 1;
