@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
@@ -22,19 +23,29 @@ std::string MakeTempFolder(const std::string& parent, const std::string& prefix)
   return pattern;
 }
 
-// A trick run alone: one folder for this process, made on first use, removed at exit.
+// A trick run alone: one folder for this process, made on first use, removed at exit,
+// a normal one or the quick one a trick process ends with (harness/end_process.h).
 class ProcessDataDir {
  public:
+  static ProcessDataDir& Get() {
+    static ProcessDataDir dir;
+    return dir;
+  }
   const std::string& path() {
-    if (path_.empty()) path_ = MakeTempFolder(DefaultDataRoot(), "trickbench-data");
+    if (path_.empty()) {
+      path_ = MakeTempFolder(DefaultDataRoot(), "trickbench-data");
+      std::at_quick_exit([] { Get().Remove(); });
+    }
     return path_;
   }
-  ~ProcessDataDir() {
-    std::error_code ec;  // at exit: a leftover folder is the lesser evil
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
+  ~ProcessDataDir() { Remove(); }
 
  private:
+  void Remove() {
+    std::error_code ec;  // at exit: a leftover folder is the lesser evil
+    if (!path_.empty()) fs::remove_all(path_, ec);
+    path_.clear();
+  }
   std::string path_;
 };
 
@@ -47,8 +58,7 @@ std::string Root() {
     }
     return v;
   }
-  static ProcessDataDir dir;
-  return dir.path();
+  return ProcessDataDir::Get().path();
 }
 
 bool PlainName(const std::string& key) {

@@ -5,10 +5,15 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+
+#include "common/test_files.h"
 
 namespace trickbench {
 namespace {
@@ -66,6 +71,31 @@ TEST(RunDataDir, NamesItsFolderToChildrenAndRemovesIt) {
   }
   EXPECT_FALSE(fs::exists(path));
   EXPECT_EQ(std::getenv(kSharedDataEnv), nullptr);
+}
+
+// A trick run alone (no run_all folder) makes its own, and removes it however it ends:
+// a trick process ends with std::quick_exit (harness/end_process.h), which runs no
+// static destructor.
+TEST(SharedDataDir, ATrickRunAloneRemovesItsFolderAtAQuickOrANormalExit) {
+  for (const bool quick : {true, false}) {
+    const std::string root = test_files::ScratchDir(quick ? "alone_quick" : "alone_exit");
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      unsetenv(kSharedDataEnv);
+      setenv("TRICKBENCH_DATA_DIR", root.c_str(), 1);
+      const std::string set =
+          SharedDataDir("x", [](const std::string& f) { std::ofstream(f + "/y") << "z"; });
+      if (!fs::exists(set + "/y")) _exit(3);
+      if (quick) std::quick_exit(0);
+      std::exit(0);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+    EXPECT_TRUE(fs::is_empty(root))
+        << (quick ? "quick_exit" : "exit") << " left " << fs::directory_iterator(root)->path();
+  }
 }
 
 TEST(SharedDataDir, AVariableNamingNoFolderIsAnErrorNamingIt) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/write_all.h"
+#include "harness/end_process.h"
 
 namespace trickbench {
 namespace {
@@ -75,7 +76,8 @@ std::string ParseRequest(const std::string& line, Request* r) {
   std::vector<char*> argv;
   for (auto& s : storage) argv.push_back(s.data());
   argv.push_back(nullptr);
-  std::exit(main_fn(static_cast<int>(storage.size()), argv.data()));
+  // As an exec'd process ends (main.cc): without the static destructors it inherited.
+  EndProcess(main_fn(static_cast<int>(storage.size()), argv.data()));
 }
 
 }  // namespace
