@@ -46,15 +46,15 @@ TEST(Budget, AProcessCostsWhatTheLaterProcessesTook) {
 
 TEST(Budget, TheDefaultIsAMultipleOfTheFirstPassWithinTheTenMinuteTarget) {
   const results::RunBudget d = NewBudget(100, std::nullopt);
-  EXPECT_DOUBLE_EQ(d.seconds, 300);
+  EXPECT_DOUBLE_EQ(d.seconds, 350);
   EXPECT_EQ(d.rule,
-            "the default: 3 x the first pass's time, at most 555 s (never less than the "
+            "the default: 3.5 x the first pass's time, at most 555 s (never less than the "
             "first pass)");
   // A slow first pass: the cap, so the run stays within 10 minutes...
   EXPECT_DOUBLE_EQ(NewBudget(340, std::nullopt).seconds, kDefaultBudgetCap);
   // ... and one over the cap gets no extra processes, never a budget under what it took.
   EXPECT_DOUBLE_EQ(NewBudget(600, std::nullopt).seconds, 600);
-  EXPECT_DOUBLE_EQ(DefaultBudgetSeconds(10), 30);  // a run of a few tricks stays short
+  EXPECT_DOUBLE_EQ(DefaultBudgetSeconds(10), 35);  // a run of a few tricks stays short
   EXPECT_EQ(d.first_pass_processes, kFirstPassProcesses);
   EXPECT_EQ(d.max_processes, kMaxProcessesPerTrick);
   EXPECT_DOUBLE_EQ(d.imprecise_half_width, 0.10);

@@ -25,9 +25,10 @@ tricks whose timed settings' intervals they narrow most per second, first those
 still imprecise (wider than +-10%), then towards +-2.5% (what a compare of two runs
 needs to call a setting unchanged). The choice looks only at how much each
 setting's process values spread, never at the estimates, so intervals and tests
-stay valid (stats/allocation.h). The default budget is 3 times the first pass's
+stay valid (stats/allocation.h). The default budget is 3.5 times the first pass's
 wall time, at most 555 s, so a run of all tricks stays within 10 minutes (its first
-pass took 4-6 minutes on a 2-core machine), and a run of a few tricks stays short.
+pass took 2:40-3:15 forked on a 2-core VM, up to 6 minutes exec'd on a slow day),
+and a run of a few tricks stays short.
 --processes=P runs exactly P processes of every trick instead (an A/B session
 always does: P defaults to 8 there). A trick skipped (needs CUDA) or invalid in its
 process 1 is not run again. Process 1 of a trick calibrates each variant's
@@ -117,7 +118,7 @@ void Declare(Flags* flags, Options* o, ForwardedValues* fwd, std::vector<std::st
                std::to_string(kDefaultProcesses) + "); each gets --process=K")
       .Seconds("budget", budget, 7 * 86400,
                "seconds for all trick processes, first pass included\n"
-               "(default: the first pass's time x 3, at most 555 s;\n"
+               "(default: the first pass's time x 3.5, at most 555 s;\n"
                "not with --processes or --ab);\n"
                "with --settle, for the added processes")
       .String("settle", &o->settle_dir,
