@@ -234,7 +234,11 @@ void LaunchedGroup::StartRankZero(const LaunchEnv& env) {
   }
   // Never destroyed: the watcher thread and the exit handler use it to the end.
   RankZeroGroup() = new LaunchedGroup(std::move(state));
+  // Both exits: a trick process ends with std::quick_exit (harness/end_process.h), which
+  // runs no atexit handler; without the goodbye there, rank 0 left while the others still
+  // used its store (launcher_test failed so).
   std::atexit(Goodbye);
+  std::at_quick_exit(Goodbye);
 }
 
 int64_t LaunchedGroup::Open(const std::string& entry, int threads) {
