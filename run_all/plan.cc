@@ -2,7 +2,6 @@
 
 #include <random>
 #include <set>
-#include <utility>
 
 #include "results/run_index.h"
 
@@ -45,12 +44,10 @@ std::vector<Job> AbbaOrder(size_t tricks, int processes, uint64_t seed) {
   return jobs;
 }
 
-std::vector<bool> LastOfItsTrick(const std::vector<Job>& jobs) {
-  std::vector<bool> last(jobs.size(), false);
-  std::set<std::pair<size_t, Build>> seen;
-  for (size_t i = jobs.size(); i-- > 0;) {
-    last[i] = seen.insert({jobs[i].trick, jobs[i].build}).second;
-  }
+std::vector<bool> LastOfEach(const std::vector<std::string>& keys) {
+  std::vector<bool> last(keys.size(), false);
+  std::set<std::string> seen;
+  for (size_t i = keys.size(); i-- > 0;) last[i] = seen.insert(keys[i]).second;
   return last;
 }
 

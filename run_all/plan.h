@@ -42,9 +42,10 @@ std::vector<Job> RoundRobin(size_t tricks, int processes);
 // platform (std::mt19937_64, whose output the standard fixes).
 std::vector<Job> AbbaOrder(size_t tricks, int processes, uint64_t seed);
 
-// Per job, whether no later job in `jobs` is of its trick and build: after it, that
-// binary's fork server has nothing more to start from this list.
-std::vector<bool> LastOfItsTrick(const std::vector<Job>& jobs);
+// Per element, whether no later element equals it. Given the binary each job starts: after
+// the job, that binary's fork server has nothing more to start from this list (a server
+// is per binary, and an A/A session's two builds may name the same one).
+std::vector<bool> LastOfEach(const std::vector<std::string>& keys);
 
 }  // namespace run_all
 }  // namespace trickbench

@@ -79,23 +79,18 @@ TEST(AbbaOrder, AnOddLastPairStillHasBothBuilds) {
   EXPECT_EQ(jobs[4].trick, 2u);
 }
 
-TEST(LastOfItsTrick, MarksEachTricksLastJobPerBuild) {
-  const std::vector<Job> jobs = RoundRobin(2, 2);  // a1 b1 a2 b2
-  EXPECT_EQ(LastOfItsTrick(jobs), (std::vector<bool>{false, false, true, true}));
+TEST(LastOfEach, MarksEachBinarysLastJob) {
+  // Round-robin over two tricks' binaries, a b a b.
+  EXPECT_EQ(LastOfEach({"a", "b", "a", "b"}), (std::vector<bool>{false, false, true, true}));
   // Uneven waves, as a budget plans them: a gets one more process than b.
-  const std::vector<Job> waves = {{0, 4}, {1, 4}, {0, 5}};
-  EXPECT_EQ(LastOfItsTrick(waves), (std::vector<bool>{false, true, true}));
-  // An A/B session: each build's binary has its own server.
-  const std::vector<Job> ab = AbbaOrder(1, 2, 7);
-  const std::vector<bool> last = LastOfItsTrick(ab);
-  int lasts = 0;
-  for (size_t i = 0; i < ab.size(); ++i) {
-    if (!last[i]) continue;
-    ++lasts;
-    EXPECT_EQ(ab[i].process, 2) << Spell(ab);
-  }
-  EXPECT_EQ(lasts, 2);
-  EXPECT_TRUE(LastOfItsTrick({}).empty());
+  EXPECT_EQ(LastOfEach({"a", "b", "a"}), (std::vector<bool>{false, true, true}));
+  // An A/B session of two builds: each build's binary is its own server...
+  EXPECT_EQ(LastOfEach({"old/a", "new/a", "new/a", "old/a"}),
+            (std::vector<bool>{false, false, true, true}));
+  // ... and an A/A session naming one folder twice shares one server to the last job.
+  EXPECT_EQ(LastOfEach({"d/a", "d/a", "d/a", "d/a"}),
+            (std::vector<bool>{false, false, false, true}));
+  EXPECT_TRUE(LastOfEach({}).empty());
 }
 
 TEST(RoleName, NamesTheIndexRoles) {

@@ -180,14 +180,18 @@ int Session::RunJobs(const std::vector<Job>& jobs, const InterruptLatch& latch,
   // left to start: in every list but a budgeted run's first pass (a plan follows it), after
   // the trick's last job, and at once where the list has none (a third of the tricks get
   // no more processes after a default run's first pass).
+  // A server is per binary, which an A/A session's two builds may share.
   const bool last_list = !o_.budgeted() || seconds_per_process != nullptr;
-  if (last_list) StopServersNotIn(jobs);
-  const std::vector<bool> last = LastOfItsTrick(jobs);
+  std::vector<std::string> binaries;
+  for (const Job& job : jobs) {
+    binaries.push_back(by_build[static_cast<int>(job.build)]->binaries[job.trick]);
+  }
+  if (last_list) StopServersNotIn(binaries);
+  const std::vector<bool> last = LastOfEach(binaries);
   auto done_with = [&](size_t i) {
-    const Job& job = jobs[i];
-    const Side& side = *by_build[static_cast<int>(job.build)];
-    if (last_list && (last[i] || side.not_again.count(job.trick))) {
-      servers_.erase(side.binaries[job.trick]);
+    const Side& side = *by_build[static_cast<int>(jobs[i].build)];
+    if (last_list && (last[i] || side.not_again.count(jobs[i].trick))) {
+      servers_.erase(binaries[i]);
     }
   };
   for (size_t i = 0; i < jobs.size() && !latch.signal(); ++i) {
@@ -380,13 +384,8 @@ ForkServer* Session::ServerFor(const std::string& binary) {
   return server.get();
 }
 
-void Session::StopServersNotIn(const std::vector<Job>& jobs) {
-  std::set<std::string> needed;
-  for (const Side& side : sides_) {
-    for (const Job& job : jobs) {
-      if (job.build == side.build) needed.insert(side.binaries[job.trick]);
-    }
-  }
+void Session::StopServersNotIn(const std::vector<std::string>& binaries) {
+  const std::set<std::string> needed(binaries.begin(), binaries.end());
   for (auto it = servers_.begin(); it != servers_.end();) {
     it = needed.count(it->first) ? std::next(it) : servers_.erase(it);
   }

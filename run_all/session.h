@@ -106,8 +106,8 @@ class Session {
   // Ends the fork servers. Before the machine record is taken: a forked process's
   // rusage reaches run_all's RUSAGE_CHILDREN only when its server is reaped.
   void StopServers() { servers_.clear(); }
-  // Ends the fork servers of binaries that no job in `jobs` runs.
-  void StopServersNotIn(const std::vector<Job>& jobs);
+  // Ends the fork servers of binaries not in `binaries`.
+  void StopServersNotIn(const std::vector<std::string>& binaries);
   // The extra processes `b` buys, on the run's report so far (none if it cannot be merged).
   BudgetPlan Plan(const results::RunBudget& b);
   // plan.added as jobs, round-robin in waves, trick t's numbered on from last_process[t];
