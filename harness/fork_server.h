@@ -11,7 +11,8 @@
 // and its callers), a fifth of a default run. The server does that once; each request
 // forks a child that runs the trick's main() with the request's arguments, as an
 // exec'd process would from the same point, since the server itself never touches
-// LibTorch, threads or the allocator regime before it forks.
+// LibTorch, threads or the allocator regime before it forks, and ends it as an exec'd
+// process ends (harness/end_process.h: output flushed, no static destructors).
 //
 // What a child shares with its siblings that exec'd processes do not: the address-space
 // layout (ASLR is drawn once, for the server) and the physical pages of what the server

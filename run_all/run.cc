@@ -280,7 +280,8 @@ int RunAllMain(const std::vector<std::string>& args, std::ostream& out, std::ost
   Session session(o, ids, std::move(sides), dir, out, err);
   session.TimeIterationsOf(std::move(pinned));
   if (const int status = session.Start(ab); status >= 0) return status;
-  if (const int status = session.RunJobs(jobs, *latch); status >= 0) return status;
+  const Session::Then then = o.budgeted() ? Session::Then::kAPlan : Session::Then::kNothing;
+  if (const int status = session.RunJobs(jobs, then, *latch); status >= 0) return status;
   if (o.budgeted() && !latch->signal()) {
     if (const int status = session.SpendBudget(*latch); status >= 0) return status;
   }

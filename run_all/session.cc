@@ -171,17 +171,15 @@ int Session::Start(const std::optional<results::AbSession>& ab) {
   return -1;
 }
 
-int Session::RunJobs(const std::vector<Job>& jobs, const InterruptLatch& latch,
+int Session::RunJobs(const std::vector<Job>& jobs, Then then, const InterruptLatch& latch,
                      const std::vector<double>* seconds_per_process, double budget, int* left_out) {
   Side* by_build[3] = {nullptr, nullptr, nullptr};
   for (Side& side : sides_) by_build[static_cast<int>(side.build)] = &side;
   planned_ += jobs.size();
-  // Each fork server holds about 60 MB of its own, so it ends once its trick has no process
-  // left to start: in every list but a budgeted run's first pass (a plan follows it), after
-  // the trick's last job, and at once where the list has none (a third of the tricks get
-  // no more processes after a default run's first pass).
-  // A server is per binary, which an A/A session's two builds may share.
-  const bool last_list = !o_.budgeted() || seconds_per_process != nullptr;
+  // In the last list a server ends after its binary's last job, and at once where the list
+  // has none (a third of the tricks get no more processes after a default run's first
+  // pass). A server is per binary, which an A/A session's two builds may share.
+  const bool last_list = then == Then::kNothing;
   std::vector<std::string> binaries;
   for (const Job& job : jobs) {
     binaries.push_back(by_build[static_cast<int>(job.build)]->binaries[job.trick]);
@@ -327,7 +325,8 @@ int Session::SpendBudget(const InterruptLatch& latch) {
        << " tricks where the intervals are widest" << std::endl;
   if (!WriteIndex(side)) return kExitSomeFailed;
   int left_out = 0;
-  const int status = RunJobs(jobs, latch, &plan.seconds_per_process, b.seconds, &left_out);
+  const int status =
+      RunJobs(jobs, Then::kNothing, latch, &plan.seconds_per_process, b.seconds, &left_out);
   side.index.budget->left_out = left_out;
   if (left_out > 0) {
     out_ << "run_all: " << left_out << " planned processes not started: the budget was spent"
@@ -357,7 +356,8 @@ int Session::Settle(const InterruptLatch& latch) {
        << (o_.exec ? "exec'd" : "forked") << " as the run's processes were" << std::endl;
   int left_out = 0;
   const size_t done_before = done_;
-  const int status = RunJobs(jobs, latch, &plan.seconds_per_process, settle.seconds, &left_out);
+  const int status =
+      RunJobs(jobs, Then::kNothing, latch, &plan.seconds_per_process, settle.seconds, &left_out);
   if (latch.signal()) {
     // Every process that ended is complete in itself and stays; the run stays complete,
     // and its record says how many of the settle's processes never started.

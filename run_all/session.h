@@ -4,7 +4,8 @@
 //   std::vector<Side> sides = ...;                   // one, or old and new for --ab
 //   Session session(options, ids, std::move(sides), dir, std::cout, std::cerr);
 //   if (int s = session.Start(ab); s >= 0) return s;
-//   if (int s = session.RunJobs(RoundRobin(ids.size(), 3), latch); s >= 0) return s;
+//   const std::vector<Job> jobs = RoundRobin(ids.size(), 3);
+//   if (int s = session.RunJobs(jobs, Session::Then::kNothing, latch); s >= 0) return s;
 //   return session.Finish(latch.signal());
 //
 // Each step returns an exit status, or -1 to go on, so the caller stops at the first
@@ -78,10 +79,15 @@ class Session {
   // The folders, and every index written before the first trick (see run.h).
   int Start(const std::optional<results::AbSession>& ab);
 
+  // What may follow a list of jobs. A fork server holds about 60 MB of its own, so after
+  // the last list each ends once its binary has no job left in it; before a plan (a
+  // budgeted run's first pass) every server is kept, since the plan may start any trick.
+  enum class Then { kNothing, kAPlan };
+
   // Every job in order, until the last or a stop request. With `budget` (seconds since
   // the run began), a job whose trick's process would end past it is not started, and
   // counted in *left_out.
-  int RunJobs(const std::vector<Job>& jobs, const InterruptLatch& latch,
+  int RunJobs(const std::vector<Job>& jobs, Then then, const InterruptLatch& latch,
               const std::vector<double>* seconds_per_process = nullptr, double budget = 0,
               int* left_out = nullptr);
 
