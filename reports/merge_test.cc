@@ -238,6 +238,21 @@ TEST(Rounds, TheReportSaysHowABudgetWasSpent) {
   ASSERT_TRUE(back.budget.has_value());
   EXPECT_EQ(back.budget->added, r.budget->added);
   EXPECT_EQ(doc::PrintMarkdown(ReportDocument(back)), md);
+
+  // A record that says which target placed them: the sentence counts each.
+  for (const auto& [towards_decision, said] :
+       {std::pair<int, const char*>{0, "first towards ±10.0% (7), then towards ±2.5% (none),"},
+        {2, "first towards ±10.0% (5), then towards ±2.5% (2),"}}) {
+    index["budget"]["towards_decision"] = towards_decision;
+    Spit(dir + "/index.json", index.dump());
+    const Report split = MergeRun(dir);
+    ASSERT_TRUE(split.budget.has_value());
+    EXPECT_EQ(split.budget->towards_decision, towards_decision);
+    md = doc::PrintMarkdown(ReportDocument(split));
+    EXPECT_NE(md.find(said), std::string::npos) << md;
+    EXPECT_EQ(ReportFromJson(ReportToJson(split), "report.json").budget->towards_decision,
+              towards_decision);
+  }
   // A bad budget in the index is named.
   index["budget"]["left_out"] = "one";
   Spit(dir + "/index.json", index.dump());

@@ -52,20 +52,30 @@ std::string TimeSplitLine(const Report& r) {
          ".";
 }
 
+namespace {
+// " (N)": how many processes a target placed, where the record says (a record written
+// before it was kept does not).
+std::string Placed(int n, const results::RunBudget& b) {
+  if (!b.towards_decision) return "";
+  return n == 0 ? " (none)" : " (" + std::to_string(n) + ")";
+}
+}  // namespace
+
 std::string BudgetLine(const results::RunBudget& b) {
   int added = 0;
   for (const auto& [id, n] : b.added) added += n;
-  std::string line = "Budget: " + FormatDuration(b.seconds) + " for trick processes (" + b.rule +
-                     "); a first pass of " + std::to_string(b.first_pass_processes) +
-                     " process(es) per trick took " + FormatDuration(b.first_pass_seconds) +
-                     "; then " + std::to_string(added) + " more went to " +
-                     std::to_string(b.added.size()) +
-                     " trick(s), where they narrowed the projected intervals most per second "
-                     "(judged on the spread of the process values only, never on the "
-                     "estimates), first towards ±" +
-                     FormatPercent(b.imprecise_half_width, 1, false) + ", then towards ±" +
-                     FormatPercent(b.decision_half_width, 1, false) + ", at most " +
-                     std::to_string(b.max_processes) + " per trick";
+  std::string line =
+      "Budget: " + FormatDuration(b.seconds) + " for trick processes (" + b.rule +
+      "); a first pass of " + std::to_string(b.first_pass_processes) +
+      " process(es) per trick took " + FormatDuration(b.first_pass_seconds) + "; then " +
+      std::to_string(added) + " more went to " + std::to_string(b.added.size()) +
+      " trick(s), where they narrowed the projected intervals most per second "
+      "(judged on the spread of the process values only, never on the "
+      "estimates), first towards ±" +
+      FormatPercent(b.imprecise_half_width, 1, false) +
+      Placed(added - b.towards_decision.value_or(0), b) + ", then towards ±" +
+      FormatPercent(b.decision_half_width, 1, false) + Placed(b.towards_decision.value_or(0), b) +
+      ", at most " + std::to_string(b.max_processes) + " per trick";
   if (b.left_out > 0) line += "; " + std::to_string(b.left_out) + " of them not started";
   return line + (b.left_out > 0 ? ": the budget was spent first." : ".");
 }

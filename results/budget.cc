@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <utility>
 
 namespace trickbench {
@@ -10,15 +11,17 @@ namespace results {
 Json ToJson(const RunBudget& b) {
   Json added = Json::object();
   for (const auto& [id, n] : b.added) added[id] = n;
-  return {{"seconds", b.seconds},
-          {"rule", b.rule},
-          {"first_pass_processes", b.first_pass_processes},
-          {"first_pass_seconds", b.first_pass_seconds},
-          {"max_processes", b.max_processes},
-          {"imprecise_half_width", b.imprecise_half_width},
-          {"decision_half_width", b.decision_half_width},
-          {"added", added},
-          {"left_out", b.left_out}};
+  Json j = {{"seconds", b.seconds},
+            {"rule", b.rule},
+            {"first_pass_processes", b.first_pass_processes},
+            {"first_pass_seconds", b.first_pass_seconds},
+            {"max_processes", b.max_processes},
+            {"imprecise_half_width", b.imprecise_half_width},
+            {"decision_half_width", b.decision_half_width},
+            {"added", added},
+            {"left_out", b.left_out}};
+  if (b.towards_decision) j["towards_decision"] = *b.towards_decision;
+  return j;
 }
 
 RunBudget RunBudgetFromJson(const Fields& f, const Json& j, const std::string& path) {
@@ -44,6 +47,16 @@ RunBudget RunBudgetFromJson(const Fields& f, const Json& j, const std::string& p
   const std::string added_path = JsonPath(path, "added");
   for (auto it = added.begin(); it != added.end(); ++it) {
     b.added[it.key()] = count(added, added_path, it.key(), 0);
+  }
+  if (f.Has(j, path, "towards_decision")) {
+    b.towards_decision = count(j, path, "towards_decision", 0);
+    int added_in_all = 0;
+    for (const auto& [id, n] : b.added) added_in_all += n;
+    if (*b.towards_decision > added_in_all) {
+      f.Fail(JsonPath(path, "towards_decision"),
+             std::to_string(*b.towards_decision) + ", more than the " +
+                 std::to_string(added_in_all) + " processes `added` holds");
+    }
   }
   return b;
 }

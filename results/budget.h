@@ -15,6 +15,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include "results/checked_json.h"
@@ -31,6 +32,9 @@ struct RunBudget {
   double imprecise_half_width = 0, decision_half_width = 0;  // the allocation's targets
   std::map<std::string, int> added;  // trick id -> processes added after the first pass
   int left_out = 0;  // added processes not run because the budget was spent before them
+  // Of `added`, the processes planned towards decision_half_width; the rest went towards
+  // imprecise_half_width. Unset in records written before it was kept.
+  std::optional<int> towards_decision;
 };
 
 // The one serialisation, for the index and report.json alike. The reader refuses a

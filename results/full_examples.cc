@@ -121,7 +121,8 @@ RunIndex FullIndex() {
                            .imprecise_half_width = 0.1,
                            .decision_half_width = 0.025,
                            .added = {{"trick_0", 1}},
-                           .left_out = 2};
+                           .left_out = 2,
+                           .towards_decision = 1};
   // Every outcome once, as process 1; then trick_0 again as process 2.
   int i = 0;
   for (RunOutcome o : AllRunOutcomes()) {

@@ -54,6 +54,7 @@ TEST(RunIndex, TheBudgetRoundTripsAndABadOneIsNamed) {
   EXPECT_EQ(back.budget->first_pass_seconds, 290.5);
   EXPECT_EQ(back.budget->added, (std::map<std::string, int>{{"trick_0", 1}}));
   EXPECT_EQ(back.budget->left_out, 2);
+  EXPECT_EQ(back.budget->towards_decision, 1);
   Json j = index.ToJson();
   j["budget"]["added"]["trick_0"] = -1;
   try {
@@ -66,6 +67,23 @@ TEST(RunIndex, TheBudgetRoundTripsAndABadOneIsNamed) {
   }
   j = index.ToJson();
   j["budget"].erase("first_pass_seconds");
+  EXPECT_THROW(RunIndex::FromJson(j, "i.json"), InputError);
+  // How many processes the second target placed: optional (records before it lack it),
+  // never more than were added.
+  j = index.ToJson();
+  j["budget"].erase("towards_decision");
+  EXPECT_FALSE(RunIndex::FromJson(j, "i.json").budget->towards_decision.has_value());
+  j["budget"]["towards_decision"] = 2;
+  try {
+    RunIndex::FromJson(j, "i.json");
+    ADD_FAILURE() << "more processes towards the second target than added were read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("i.json: budget.towards_decision: 2, more than the 1 "
+                                         "processes `added` holds"),
+              std::string::npos)
+        << e.what();
+  }
+  j["budget"]["towards_decision"] = -1;
   EXPECT_THROW(RunIndex::FromJson(j, "i.json"), InputError);
   // A fixed-count run has none.
   RunIndex fixed = index;

@@ -78,6 +78,11 @@ results::RunBudget WithSettle(const results::RunIndex& index, const results::Run
   results::RunBudget run;
   if (index.budget) {
     run = *index.budget;
+    // Kept only where both records say it (a run recorded before it was kept does not).
+    run.towards_decision =
+        run.towards_decision && settle.towards_decision
+            ? std::optional<int>(*run.towards_decision + *settle.towards_decision)
+            : std::nullopt;
   } else {
     // A run of a fixed count: that count was its first pass, at what it cost.
     run = settle;
@@ -123,7 +128,7 @@ BudgetPlan PlanBudget(const std::vector<std::string>& ids, const reports::Report
   rule.imprecise_half_width = budget.imprecise_half_width;
   rule.decision_half_width = budget.decision_half_width;
   rule.confidence = 1 - reports::kAlpha;
-  plan.added = stats::AllocateProcesses(units, rule);
+  plan.added = stats::AllocateProcesses(units, rule, &plan.towards_decision);
   return plan;
 }
 

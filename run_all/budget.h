@@ -56,6 +56,7 @@ double DefaultBudgetSeconds(double first_pass_seconds);
 struct BudgetPlan {
   std::vector<int> added;                   // per trick, parallel to ids
   std::vector<double> seconds_per_process;  // what one more process of it is taken to cost
+  int towards_decision = 0;                 // of `added`, placed by the second target
 };
 
 // What one more process of `id` costs: the median wall time of its measured processes

@@ -37,6 +37,9 @@ TEST(RunAll, ABudgetedRunAddsProcessesAfterItsFirstPassAndRecordsWhy) {
   EXPECT_EQ(b.added.count("wrong_answer"), 0u);  // invalid in process 1: never again
   const int added = b.added.count("noop") ? b.added.at("noop") : 0;
   EXPECT_EQ(index.processes, 3 + added);
+  // Which target placed the added processes is recorded (and said in the report).
+  ASSERT_TRUE(b.towards_decision.has_value());
+  EXPECT_LE(*b.towards_decision, added);
   std::vector<std::string> expected = {"noop.p1", "wrong_answer.p1", "noop.p2", "noop.p3"};
   for (int k = 4; k <= 3 + added - b.left_out; ++k)
     expected.push_back("noop.p" + std::to_string(k));
@@ -85,6 +88,8 @@ TEST(RunAll, SettleAddsProcessesToAFinishedRunAndWritesItsReportAgain) {
   EXPECT_DOUBLE_EQ(b.seconds, b.first_pass_seconds + 30);
   EXPECT_EQ(b.added.count("wrong_answer"), 0u);  // invalid in process 1: never again
   const int added = b.added.count("noop") ? b.added.at("noop") : 0;
+  ASSERT_TRUE(b.towards_decision.has_value());
+  EXPECT_LE(*b.towards_decision, added);
   std::vector<std::string> expected = {"noop.p1", "wrong_answer.p1", "noop.p2", "noop.p3"};
   for (int k = 4; k <= 3 + added - b.left_out; ++k)
     expected.push_back("noop.p" + std::to_string(k));

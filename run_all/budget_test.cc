@@ -107,6 +107,7 @@ TEST(Budget, ASettleIsItsOwnBudgetAndIsAddedToTheRunsRecord) {
   settle = SettleBudget(fixed, 12.0);
   settle.added = {{"a", 3}};
   settle.left_out = 1;
+  settle.towards_decision = 2;
   const results::RunBudget from_fixed = WithSettle(fixed, settle);
   EXPECT_EQ(from_fixed.first_pass_processes, 8);
   EXPECT_EQ(from_fixed.first_pass_seconds, 35);
@@ -114,6 +115,7 @@ TEST(Budget, ASettleIsItsOwnBudgetAndIsAddedToTheRunsRecord) {
   EXPECT_EQ(from_fixed.rule, "--processes=8; then run_all --settle --budget: 12 s");
   EXPECT_EQ(from_fixed.added, (std::map<std::string, int>{{"a", 3}}));
   EXPECT_EQ(from_fixed.left_out, 1);
+  EXPECT_EQ(from_fixed.towards_decision, 2);
 
   results::RunIndex budgeted = fixed;
   budgeted.budget = NewBudget(100, std::nullopt);
@@ -124,6 +126,10 @@ TEST(Budget, ASettleIsItsOwnBudgetAndIsAddedToTheRunsRecord) {
   EXPECT_DOUBLE_EQ(grown.seconds, DefaultBudgetSeconds(100) + 12);
   EXPECT_EQ(grown.added, (std::map<std::string, int>{{"a", 5}, {"b", 1}}));
   EXPECT_EQ(grown.rule, budgeted.budget->rule + "; then run_all --settle --budget: 12 s");
+  // Which target placed them is summed where both records say it, else not said.
+  EXPECT_FALSE(grown.towards_decision.has_value());
+  budgeted.budget->towards_decision = 1;
+  EXPECT_EQ(WithSettle(budgeted, settle).towards_decision, 3);
 }
 
 // A settle plans on the run as it stands: a trick with more processes already is closer

@@ -23,8 +23,9 @@ How many processes: by default a time budget (--budget). Every trick first runs 
 processes; the rest of the budget buys more processes, at most 24 per trick, for the
 tricks whose timed settings' intervals they narrow most per second, first those
 still imprecise (wider than +-10%), then towards +-2.5% (what a compare of two runs
-needs to call a setting unchanged). The choice looks only at how much each
-setting's process values spread, never at the estimates, so intervals and tests
+needs to call a setting unchanged); the report says how many each target placed.
+The choice looks only at how much each setting's process values spread (its 95%
+upper bound from the first pass), never at the estimates, so intervals and tests
 stay valid (stats/allocation.h). The default budget is 3.5 times the first pass's
 wall time, at most 555 s, so a run of all tricks stays within 10 minutes (its first
 pass took 2:40-3:15 forked on a 2-core VM, up to 6 minutes exec'd on a slow day),

@@ -80,7 +80,7 @@ double ProjectedHalfWidth(double process_sd, int processes, double confidence) {
 }
 
 std::vector<int> AllocateProcesses(const std::vector<AllocationUnit>& units,
-                                   const AllocationRule& rule) {
+                                   const AllocationRule& rule, int* towards_decision) {
   if (!(rule.budget_seconds >= 0)) throw std::invalid_argument("allocation: negative budget");
   if (rule.max_processes < 2) throw std::invalid_argument("allocation: max_processes < 2");
   for (const auto& u : units) {
@@ -101,7 +101,13 @@ std::vector<int> AllocateProcesses(const std::vector<AllocationUnit>& units,
   std::vector<int> extra(units.size(), 0);
   double left = rule.budget_seconds;
   Spend(reach, judged, rule.imprecise_half_width, rule, &left, &extra);
+  int first = 0;
+  for (const int n : extra) first += n;
   Spend(reach, judged, rule.decision_half_width, rule, &left, &extra);
+  if (towards_decision) {
+    *towards_decision = -first;
+    for (const int n : extra) *towards_decision += n;
+  }
   return extra;
 }
 

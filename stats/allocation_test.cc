@@ -54,9 +54,13 @@ TEST(Allocation, ImpreciseSettingsComeFirst) {
   const std::vector<AllocationUnit> units = {{1, 6, {0.092}}, {1, 6, {0.03}}};
   ASSERT_GT(ProjectedHalfWidth(0.092, 6), rule.imprecise_half_width);
   ASSERT_LT(ProjectedHalfWidth(0.092, 7), rule.imprecise_half_width);
-  EXPECT_EQ(AllocateProcesses(units, rule), std::vector<int>({1, 0}));
+  int towards_decision = -1;
+  EXPECT_EQ(AllocateProcesses(units, rule, &towards_decision), std::vector<int>({1, 0}));
+  EXPECT_EQ(towards_decision, 0);  // the first target took the budget
   rule.budget_seconds = 3;
-  EXPECT_GT(AllocateProcesses(units, rule)[1], 0);
+  const std::vector<int> more = AllocateProcesses(units, rule, &towards_decision);
+  EXPECT_GT(more[1], 0);
+  EXPECT_EQ(towards_decision, more[0] + more[1] - 1);  // all but unit 0's first
 }
 
 TEST(Allocation, WhatTheCapCannotSettleGetsNothing) {
