@@ -62,8 +62,7 @@ std::string Placed(int n, const results::RunBudget& b) {
 }  // namespace
 
 std::string BudgetLine(const results::RunBudget& b) {
-  int added = 0;
-  for (const auto& [id, n] : b.added) added += n;
+  const int added = results::AddedProcesses(b);
   std::string line =
       "Budget: " + FormatDuration(b.seconds) + " for trick processes (" + b.rule +
       "); a first pass of " + std::to_string(b.first_pass_processes) +

@@ -8,6 +8,12 @@
 namespace trickbench {
 namespace results {
 
+int AddedProcesses(const RunBudget& b) {
+  int sum = 0;
+  for (const auto& [id, n] : b.added) sum += n;
+  return sum;
+}
+
 Json ToJson(const RunBudget& b) {
   Json added = Json::object();
   for (const auto& [id, n] : b.added) added[id] = n;
@@ -50,8 +56,7 @@ RunBudget RunBudgetFromJson(const Fields& f, const Json& j, const std::string& p
   }
   if (f.Has(j, path, "towards_decision")) {
     b.towards_decision = count(j, path, "towards_decision", 0);
-    int added_in_all = 0;
-    for (const auto& [id, n] : b.added) added_in_all += n;
+    const int added_in_all = AddedProcesses(b);
     if (*b.towards_decision > added_in_all) {
       f.Fail(JsonPath(path, "towards_decision"),
              std::to_string(*b.towards_decision) + ", more than the " +

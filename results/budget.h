@@ -37,6 +37,9 @@ struct RunBudget {
   std::optional<int> towards_decision;
 };
 
+// The processes added after the first pass, all tricks together (the sum of `added`).
+int AddedProcesses(const RunBudget& budget);
+
 // The one serialisation, for the index and report.json alike. The reader refuses a
 // missing or ill-typed field, or a negative count or time, naming it.
 Json ToJson(const RunBudget& budget);

@@ -307,6 +307,7 @@ std::vector<Job> Session::Waves(const BudgetPlan& plan, const std::vector<int>& 
       b->added[ids_[t]] = wave;
     }
   }
+  b->towards_decision = std::min<int>(plan.towards_decision, jobs.size());
   return jobs;
 }
 
@@ -316,7 +317,6 @@ int Session::SpendBudget(const InterruptLatch& latch) {
   const BudgetPlan plan = Plan(b);
   // Process numbers go on from the first pass's.
   const std::vector<Job> jobs = Waves(plan, std::vector<int>(ids_.size(), kFirstPassProcesses), &b);
-  b.towards_decision = std::min<int>(plan.towards_decision, jobs.size());
   int most = 0;
   for (const auto& [id, n] : b.added) most = std::max(most, n);
   side.index.processes = kFirstPassProcesses + most;
@@ -349,7 +349,6 @@ int Session::Settle(const InterruptLatch& latch) {
     }
   }
   const std::vector<Job> jobs = Waves(plan, last, &settle);
-  settle.towards_decision = std::min<int>(plan.towards_decision, jobs.size());
   double planned_seconds = 0;
   for (const Job& j : jobs) planned_seconds += plan.seconds_per_process[j.trick];
   out_ << "run_all: settling " << dir_ << ": " << jobs.size() << " more processes for "

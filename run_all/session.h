@@ -117,7 +117,8 @@ class Session {
   // The extra processes `b` buys, on the run's report so far (none if it cannot be merged).
   BudgetPlan Plan(const results::RunBudget& b);
   // plan.added as jobs, round-robin in waves, trick t's numbered on from last_process[t];
-  // each trick's count into b->added.
+  // each trick's count into b->added, and how many of them the second target placed into
+  // b->towards_decision.
   std::vector<Job> Waves(const BudgetPlan& plan, const std::vector<int>& last_process,
                          results::RunBudget* b);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <stdexcept>
 
 #include "stats/distributions.h"
@@ -101,13 +102,9 @@ std::vector<int> AllocateProcesses(const std::vector<AllocationUnit>& units,
   std::vector<int> extra(units.size(), 0);
   double left = rule.budget_seconds;
   Spend(reach, judged, rule.imprecise_half_width, rule, &left, &extra);
-  int first = 0;
-  for (const int n : extra) first += n;
+  const int first = std::accumulate(extra.begin(), extra.end(), 0);
   Spend(reach, judged, rule.decision_half_width, rule, &left, &extra);
-  if (towards_decision) {
-    *towards_decision = -first;
-    for (const int n : extra) *towards_decision += n;
-  }
+  if (towards_decision) *towards_decision = std::accumulate(extra.begin(), extra.end(), 0) - first;
   return extra;
 }
 
